@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `envace` command. Runs the TypeScript sources through tsx, so a fresh `npm ci` is all
+// it needs (no build step before the CLI works).
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../electron/cli/index.ts');
+process.exitCode = await main(process.argv);

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { notAvailable } from '../output';
+import { act, leaf } from './common';
+
+/**
+ * Commands whose engine parts land with later issues. They parse their real flags (so
+ * scripts can be written now) and fail with a clear reason and exit code 4 — never a fake success.
+ */
+export function registerLater(program: Command): void {
+  leaf(program.command('train').description('train a policy (sft, grpo-real, envace, paw, rwml, chains)'))
+    .requiredOption('--env <env>', 'environment id')
+    .requiredOption('--algo <algo>', 'method')
+    .option('--preset <name>', 'model preset: nano, tiny, small')
+    .option('--model <dir>', 'an imported model')
+    .option('--config <file>', 'run config JSON')
+    .option('--steps <n>', 'training steps')
+    .option('--seed <s>', 'seed')
+    .action(
+      act(async () => {
+        throw notAvailable('training', 'the algorithms issue (world rehearsal and the baselines)');
+      }),
+    );
+  leaf(program.command('rehearse').description('private rehearsals of one task, building a rehearsal memory'))
+    .requiredOption('--run <id>', 'run id')
+    .requiredOption('--env <env>', 'environment id')
+    .requiredOption('--task <id>', 'task id')
+    .option('--rehearsals <n>', 'how many', '4')
+    .option('--mode <mode>', 'parallel | sequential', 'parallel')
+    .action(
+      act(async () => {
+        throw notAvailable('test-time rehearsal', 'the algorithms issue');
+      }),
+    );
+  leaf(program.command('export').description('export a checkpoint or imported model (hf, onnx, lora, gguf)'))
+    .option('--run <id>', 'run id')
+    .option('--step <n>', 'checkpoint step (default: last)')
+    .option('--model <name>', 'an imported model')
+    .requiredOption('--format <format>', 'hf | onnx | lora | gguf')
+    .requiredOption('--out <dir>', 'destination folder')
+    .action(
+      act(async () => {
+        throw notAvailable('export', 'the native-models II issue (export formats)');
+      }),
+    );
+  leaf(program.command('import').description('import a Llama/Qwen2/Qwen3-style Hugging Face folder'))
+    .requiredOption('--hf <dir>', 'model folder')
+    .option('--name <name>', 'name to register it under')
+    .action(
+      act(async () => {
+        throw notAvailable('import', 'the native-models II issue (Hugging Face import)');
+      }),
+    );
+  leaf(program.command('experiment').description('train every method on the same budget and print the side-by-side table'))
+    .requiredOption('--suite <suite>', 'quick | full')
+    .option('--out <dir>', 'where to write the table and plots')
+    .action(
+      act(async () => {
+        throw notAvailable('the experiment table', 'the algorithms issue');
+      }),
+    );
+  leaf(program.command('bench').description('performance figures: train step, generation, rollout cost')).action(
+    act(async () => {
+      throw notAvailable('benchmarks', 'the native-models issues (train step and generation)');
+    }),
+  );
+}

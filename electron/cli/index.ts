@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { registerEnvs } from './commands/envs';
+import { registerEval } from './commands/eval';
+import { registerLater } from './commands/later';
+import { registerRuns } from './commands/runs';
+import { registerServe } from './commands/serve';
+import { registerSystem } from './commands/system';
+import { EXIT, reportError } from './output';
+
+export function buildProgram(): Command {
+  const program = new Command('envace')
+    .description('EnvACE Workbench: train small LLM agents on your machine with world rehearsal')
+    .showHelpAfterError()
+    .exitOverride();
+  registerRuns(program);
+  registerLater(program);
+  registerEval(program);
+  registerEnvs(program);
+  registerSystem(program);
+  registerServe(program);
+  program.commands.forEach(function override(cmd: Command) {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  });
+  return program;
+}
+
+/** Parse and run; returns the exit code instead of exiting, so tests can call it. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version are successes; usage errors were already printed by commander.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    return reportError(error);
+  }
+}

@@ -1,0 +1,87 @@
+import { ContractError, type ErrorCode } from '../contract';
+
+/** Exit codes scripts can rely on (README "Command line"). */
+export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, notAvailable: 4, conflict: 5 } as const;
+
+export function exitCodeFor(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_input':
+    case 'unknown_method':
+      return EXIT.usage;
+    case 'not_found':
+      return EXIT.notFound;
+    case 'not_available':
+      return EXIT.notAvailable;
+    case 'conflict':
+      return EXIT.conflict;
+    default:
+      return EXIT.error;
+  }
+}
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.error,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export function notAvailable(what: string, arrivesWith: string): CliError {
+  return new CliError(`not available yet: ${what} arrives with ${arrivesWith}`, EXIT.notAvailable);
+}
+
+/** Human output to stdout, or with --json one JSON object as the last line of stdout. */
+export interface Output {
+  json: boolean;
+  line(text: string): void;
+  result(value: unknown, human: () => string | void): void;
+}
+
+export function createOutput(json: boolean, write: (s: string) => void = (s) => process.stdout.write(s)): Output {
+  return {
+    json,
+    line: (text) => {
+      if (!json) write(`${text}\n`);
+    },
+    result: (value, human) => {
+      if (json) {
+        write(`${JSON.stringify(value)}\n`);
+        return;
+      }
+      const text = human();
+      if (text) write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+  };
+}
+
+/** One line on stderr and the exit code for any error a command throws. */
+export function reportError(error: unknown, writeErr: (s: string) => void = (s) => process.stderr.write(s)): number {
+  if (error instanceof CliError) {
+    writeErr(`envace: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof ContractError) {
+    const detail = error.issues?.length ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : '';
+    writeErr(`envace: ${error.message.split('\n')[0]}${detail}\n`);
+    return exitCodeFor(error.code);
+  }
+  writeErr(`envace: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+  return EXIT.error;
+}
+
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd()).join('\n');
+}
+
+export function relativeTime(ms: number, now = Date.now()): string {
+  const s = Math.round((now - ms) / 1000);
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}

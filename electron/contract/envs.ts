@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { Id } from './common';
+
+export const EnvSplit = z.enum(['train', 'heldout', 'ood']);
+export const EnvTrack = z.enum(['scratch', 'pretrained', 'mcp']);
+
+export const ToolSchema = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+});
+
+export const EnvSummary = z.strictObject({
+  id: Id,
+  description: z.string(),
+  track: EnvTrack,
+  toolCount: z.number().int(),
+  taskCounts: z.strictObject({ train: z.number().int(), heldout: z.number().int(), ood: z.number().int() }),
+});
+export type EnvSummary = z.infer<typeof EnvSummary>;
+
+export const EnvsListOutput = z.strictObject({ items: z.array(EnvSummary) });
+export const EnvsGetInput = z.strictObject({ id: Id });
+export const EnvDetail = z.strictObject({ ...EnvSummary.shape, tools: z.array(ToolSchema) });
+export type EnvDetail = z.infer<typeof EnvDetail>;
+
+/** One tool call by hand in a fresh episode (the Environments console). */
+export const EnvsCallInput = z.strictObject({
+  env: Id,
+  tool: z.string().min(1).max(200),
+  arguments: z.record(z.string().max(200), z.json()).default({}),
+  taskId: z.string().max(200).optional(),
+});
+export const EnvsCallOutput = z.strictObject({
+  /** What the environment answered, worded as a real server would (errors included). */
+  observation: z.string(),
+  ok: z.boolean(),
+  wallMs: z.number(),
+});

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { Id, Text, Timestamp } from './common';
+
+/** A tool call as it appears in a plan. */
+export const PlannedCall = z.strictObject({
+  name: z.string().min(1).max(200),
+  arguments: z.record(z.string().max(200), z.json()),
+});
+
+/** One private rehearsal, summarised (algorithms.md "Test-time private rehearsal"). */
+export const RehearsalSummary = z.strictObject({
+  plan: z.array(PlannedCall).max(64),
+  predictedObservations: z.array(z.string().max(16_384)).max(64),
+  answer: z.string().max(16_384).nullable(),
+  /** Mean token log-prob of the rehearsal's generated tokens. */
+  confidence: z.number().max(0),
+  problems: z.array(z.string().max(2000)).max(64),
+});
+
+/** The structured rehearsal memory: stored as JSON, rendered as text for the <|memory|> block. */
+export const RehearsalMemory = z.strictObject({
+  rehearsals: z.array(RehearsalSummary).max(64),
+  consensus: z.strictObject({
+    plan: z.array(PlannedCall).max(64),
+    answer: z.string().max(16_384).nullable(),
+  }),
+  notes: z.string().max(16_384).default(''),
+});
+export type RehearsalMemory = z.infer<typeof RehearsalMemory>;
+
+export const MemoryId = z.number().int().positive();
+
+export const Memory = z.strictObject({
+  id: MemoryId,
+  env: z.string(),
+  taskId: z.string(),
+  runId: Id.nullable(),
+  /** The memory this one was edited from; null for one built from rehearsals. */
+  parentId: MemoryId.nullable(),
+  version: z.number().int().positive(),
+  structured: RehearsalMemory,
+  text: z.string(),
+  source: z.enum(['rehearsal', 'edit']),
+  createdAt: Timestamp,
+});
+export type Memory = z.infer<typeof Memory>;
+
+export const MemoriesListInput = z.strictObject({
+  env: z.string().max(128).optional(),
+  taskId: z.string().max(200).optional(),
+  runId: Id.optional(),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+export const MemoriesListOutput = z.strictObject({ items: z.array(Memory) });
+export const MemoryGetInput = z.strictObject({ id: MemoryId });
+/** An edit never overwrites: it creates a new version whose parent is the edited one. */
+export const MemoryUpdateInput = z.strictObject({
+  id: MemoryId,
+  structured: RehearsalMemory.optional(),
+  text: Text.optional(),
+});

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { Empty, Ok } from './common';
+import { EnvDetail, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput } from './envs';
+import { JobIdInput, JobsListOutput } from './jobs';
+import { Memory, MemoriesListInput, MemoriesListOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
+import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
+import { Run, RunIdInput, RunsCreateInput, RunsListInput, RunsListOutput } from './runs';
+import { SystemInfo } from './system';
+import { Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
+
+const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string) => ({ input, output, doc });
+
+/**
+ * The one list of methods. Transports, the preload bridge, the WebSocket server, the
+ * renderer client and the CLI are all derived from this table: adding a method is one
+ * entry here plus one handler in electron/engine/handlers.
+ */
+export const methods = {
+  'system.info': method(Empty, SystemInfo, 'Versions, execution providers that load here, data home, CPUs'),
+  'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
+  'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
+  'runs.create': method(RunsCreateInput, Run, 'Store a validated run config (status "created")'),
+  'runs.delete': method(RunIdInput, Ok, 'Delete a run that is not running, with its metrics, rollouts and files'),
+  'metrics.keys': method(RunIdInput, MetricsKeysOutput, 'The metric keys a run has written'),
+  'metrics.query': method(MetricsQueryInput, MetricsQueryOutput, 'Metric series for curves, down-sampled by the engine'),
+  'trajectories.list': method(TrajectoriesListInput, TrajectoriesListOutput, 'Rollouts filtered by run, step, task, mode, reward'),
+  'trajectories.get': method(TrajectoryGetInput, Rollout, 'One rollout with every turn'),
+  'memories.list': method(MemoriesListInput, MemoriesListOutput, 'Rehearsal memories, newest first'),
+  'memories.get': method(MemoryGetInput, Memory, 'One rehearsal memory'),
+  'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one'),
+  'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
+  'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
+  'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
+  'jobs.list': method(Empty, JobsListOutput, 'Queued, running and recent jobs'),
+  'jobs.cancel': method(JobIdInput, Ok, 'Cancel a queued or running job'),
+} as const;
+
+export type MethodTable = typeof methods;
+export type MethodName = keyof MethodTable;
+export type MethodInput<M extends MethodName> = z.input<MethodTable[M]['input']>;
+export type MethodOutput<M extends MethodName> = z.output<MethodTable[M]['output']>;
+/** What a handler receives: the parsed input with defaults applied. */
+export type HandlerInput<M extends MethodName> = z.output<MethodTable[M]['input']>;
+export const methodNames = Object.keys(methods) as MethodName[];

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { Id, Name, Page, Step, Timestamp } from './common';
+
+/** Every method the workbench can train with; chains run as one run with stages. */
+export const Algo = z.enum([
+  'sft',
+  'grpo-real',
+  'envace',
+  'envace-no-rehearse-loss',
+  'envace-shared-baseline',
+  'paw',
+  'rwml',
+  'sft+envace',
+  'rwml+grpo-real',
+]);
+export type Algo = z.infer<typeof Algo>;
+
+export const RunStatus = z.enum(['created', 'queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const ModelRef = z.union([
+  z.strictObject({ preset: z.enum(['nano', 'tiny', 'small']) }),
+  z.strictObject({ imported: Name }),
+]);
+export type ModelRef = z.infer<typeof ModelRef>;
+
+/**
+ * A run's configuration. Every knob has its default here, so the stored config is the
+ * resolved one and the UI can show each default (algorithms.md).
+ */
+export const RunConfig = z.strictObject({
+  name: Name.optional(),
+  env: Id,
+  /** World size for the from-scratch generators (users/orders/files/rooms in play). */
+  worldSize: z.number().int().min(1).max(10_000).default(8),
+  algo: Algo.default('envace'),
+  model: ModelRef.default({ preset: 'tiny' }),
+  steps: z.number().int().min(1).max(1_000_000).default(50),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0),
+  provider: z.enum(['auto', 'cpu', 'cuda', 'webgpu']).default('auto'),
+  rollout: z
+    .strictObject({
+      /** K rollouts per task (GRPO group size). */
+      k: z.number().int().min(1).max(64).default(4),
+      tasksPerStep: z.number().int().min(1).max(256).default(4),
+      maxTurns: z.number().int().min(1).max(64).default(8),
+      maxTokensPerTurn: z.number().int().min(1).max(4096).default(96),
+      maxObservationTokens: z.number().int().min(1).max(8192).default(256),
+      temperature: z.number().min(0).max(5).default(1),
+      topP: z.number().gt(0).max(1).default(1),
+      /** Probability a step is real in `mixed` mode. */
+      pReal: z.number().min(0).max(1).default(0),
+      rehearsePrompt: z.enum(['inline', 'simulator']).default('inline'),
+      toolSchemas: z.enum(['full', 'compact', 'none']).default('compact'),
+    })
+    .prefault({}),
+  optim: z
+    .strictObject({
+      lr: z.number().positive().max(1).default(3e-4),
+      warmupSteps: z.number().int().min(0).default(5),
+      minLrRatio: z.number().min(0).max(1).default(0.1),
+      weightDecay: z.number().min(0).max(1).default(0.01),
+      gradClip: z.number().positive().default(1),
+      microBatchTokens: z.number().int().min(16).max(1 << 20).default(2048),
+      ppoEpochs: z.number().int().min(1).max(16).default(1),
+    })
+    .prefault({}),
+  loss: z
+    .strictObject({
+      clipLow: z.number().min(0).max(1).default(0.2),
+      clipHigh: z.number().min(0).max(10).default(0.2),
+      dualClip: z.number().min(1).default(3),
+      aggregation: z.enum(['token-mean', 'seq-mean-token-mean', 'constant']).default('token-mean'),
+      stdNormalize: z.boolean().default(false),
+      baseline: z.enum(['pooled-per-output', 'per-rollout']).default('pooled-per-output'),
+      klBeta: z.number().min(0).default(0),
+      klEstimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
+    })
+    .prefault({}),
+  paw: z
+    .strictObject({
+      alpha: z.number().gt(0).max(1).default(0.75),
+      rho: z.number().gt(0).max(1).default(0.2),
+      worldLoss: z.enum(['cmae', 'ce']).default('cmae'),
+    })
+    .prefault({}),
+  rwml: z
+    .strictObject({
+      similarity: z.enum(['json-f1', 'rouge-l', 'char-ngram-cos', 'embedding']).default('json-f1'),
+      reward: z.enum(['binary', 'rounded']).default('binary'),
+      threshold: z.number().min(0).max(1).default(0.8),
+      samplesPerTransition: z.number().int().min(1).max(64).default(8),
+      easyThreshold: z.number().min(0).max(1).default(0.9),
+      keepEasyProbability: z.number().min(0).max(1).default(0.1),
+      stageSteps: z.number().int().min(0).default(0),
+    })
+    .prefault({}),
+  sft: z
+    .strictObject({
+      steps: z.number().int().min(0).default(0),
+      demonstrations: z.enum(['expert', 'file']).default('expert'),
+      demonstrationsFile: z.string().max(4096).optional(),
+      worldModelLoss: z.boolean().default(true),
+    })
+    .prefault({}),
+  testTime: z
+    .strictObject({
+      memoryAwareFraction: z.number().min(0).max(1).default(0),
+    })
+    .prefault({}),
+  checkpointEvery: z.number().int().min(1).default(10),
+  evalEvery: z.number().int().min(0).default(0),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfigInput = z.input<typeof RunConfig>;
+
+export const Run = z.strictObject({
+  id: Id,
+  name: z.string(),
+  env: z.string(),
+  algo: Algo,
+  model: z.string(),
+  status: RunStatus,
+  config: RunConfig,
+  currentStep: Step,
+  totalSteps: Step,
+  etaMs: z.number().nullable(),
+  bestHeldoutSuccess: z.number().nullable(),
+  parentRunId: Id.nullable(),
+  parentStep: Step.nullable(),
+  error: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  startedAt: Timestamp.nullable(),
+  finishedAt: Timestamp.nullable(),
+  checkpoints: z.array(z.strictObject({ step: Step, createdAt: Timestamp })),
+});
+export type Run = z.infer<typeof Run>;
+
+export const RunsListInput = z.strictObject({
+  status: RunStatus.optional(),
+  search: z.string().max(200).optional(),
+  ...Page.shape,
+});
+export const RunsListOutput = z.strictObject({ items: z.array(Run), total: z.number().int() });
+export const RunIdInput = z.strictObject({ id: Id });
+export const RunsCreateInput = z.strictObject({ config: RunConfig });

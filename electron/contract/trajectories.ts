@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { Id, Page, Step, Text, Timestamp } from './common';
+
+export const RolloutMode = z.enum(['real', 'rehearse', 'mixed', 'test-time']);
+export type RolloutMode = z.infer<typeof RolloutMode>;
+export const TurnRole = z.enum(['prompt', 'act', 'rehearse', 'env', 'memory']);
+export type TurnRole = z.infer<typeof TurnRole>;
+
+export const RolloutId = z.number().int().positive();
+
+export const RolloutSummary = z.strictObject({
+  id: RolloutId,
+  runId: Id.nullable(),
+  step: Step.nullable(),
+  taskId: z.string(),
+  env: z.string(),
+  mode: RolloutMode,
+  reward: z.number().nullable(),
+  success: z.boolean().nullable(),
+  envCalls: z.number().int(),
+  envWallMs: z.number(),
+  tokens: z.number().int(),
+  turnCount: z.number().int(),
+  memoryId: z.number().int().nullable(),
+  createdAt: Timestamp,
+});
+export type RolloutSummary = z.infer<typeof RolloutSummary>;
+
+export const Fidelity = z.strictObject({
+  exact: z.boolean(),
+  jsonF1: z.number().nullable(),
+  similarity: z.number(),
+});
+export type Fidelity = z.infer<typeof Fidelity>;
+
+export const Turn = z.strictObject({
+  index: z.number().int(),
+  role: TurnRole,
+  text: z.string(),
+  tokenIds: z.array(z.number().int()).nullable(),
+  logprobs: z.array(z.number()).nullable(),
+  advantages: z.array(z.number()).nullable(),
+  /** For a rehearsed observation after a reality check: what the real environment said. */
+  realText: z.string().nullable(),
+  fidelity: Fidelity.nullable(),
+});
+export type Turn = z.infer<typeof Turn>;
+
+export const ChecklistBreakdown = z.strictObject({
+  score: z.number(),
+  formatError: z.boolean(),
+  items: z.array(
+    z.strictObject({
+      index: z.number().int(),
+      kind: z.string(),
+      description: z.string(),
+      weight: z.number(),
+      passed: z.boolean(),
+      detail: z.string().optional(),
+    }),
+  ),
+});
+
+export const Rollout = z.strictObject({
+  ...RolloutSummary.shape,
+  checklist: ChecklistBreakdown.nullable(),
+  turns: z.array(Turn),
+});
+export type Rollout = z.infer<typeof Rollout>;
+
+export const TrajectoriesListInput = z.strictObject({
+  runId: Id.optional(),
+  step: Step.optional(),
+  taskId: z.string().max(200).optional(),
+  mode: RolloutMode.optional(),
+  minReward: z.number().optional(),
+  maxReward: z.number().optional(),
+  ...Page.shape,
+});
+export const TrajectoriesListOutput = z.strictObject({ items: z.array(RolloutSummary), total: z.number().int() });
+export const TrajectoryGetInput = z.strictObject({ id: RolloutId });
+export const RealityCheckInput = z.strictObject({ id: RolloutId });
+
+export const TextField = Text;

@@ -1,0 +1,139 @@
+/**
+ * The episode's token layout (algorithms.md "Episode format"): a prompt block, then alternating
+ * `<|act|>…<|end|>` and `<|obs|>…<|end|>` segments. Each segment knows its role and which of its ids
+ * the policy generated (`lead` marker ids before, `tail` forced ids after), so the train masks,
+ * advantages and stored turns all come from one description of the stream.
+ */
+import type { TurnRole } from '../../contract';
+import type { NewTurn } from '../store/rollouts';
+import type { ToolSpec } from '../envs/types';
+import { AlgorithmError } from './errors';
+
+export const SPECIAL = { system: '<|system|>', user: '<|user|>', act: '<|act|>', obs: '<|obs|>', memory: '<|memory|>', end: '<|end|>' } as const;
+
+/** The few tokenizer operations the algorithms need. */
+export interface PolicyTokenizer {
+  readonly vocabSize: number;
+  encode(text: string, opts?: { parseSpecial?: boolean }): number[];
+  decode(ids: readonly number[]): string;
+  tokenToId(token: string): number | undefined;
+}
+
+export interface SpecialIds {
+  system: number;
+  user: number;
+  act: number;
+  obs: number;
+  memory: number;
+  end: number;
+}
+
+export function specialIds(tok: PolicyTokenizer): SpecialIds {
+  const out = {} as Record<keyof typeof SPECIAL, number>;
+  for (const [k, t] of Object.entries(SPECIAL)) {
+    const id = tok.tokenToId(t);
+    if (id === undefined) throw new AlgorithmError(`the tokenizer lacks the special token ${t}`);
+    out[k as keyof typeof SPECIAL] = id;
+  }
+  return out;
+}
+
+export interface Segment {
+  role: TurnRole;
+  text: string;
+  ids: number[];
+  /** Marker ids at the start that the policy did not generate (e.g. `<|act|>`). */
+  lead: number;
+  /** Ids at the end the policy did not generate (a forced `<|end|>` after a length cut). */
+  tail: number;
+  /** Log-probs of the generated ids (ids.length − lead − tail of them); empty for given text. */
+  logprobs: number[];
+  /** Advantage of this output, once computed. */
+  advantage?: number;
+}
+
+export type ToolSchemaMode = 'full' | 'compact' | 'none';
+
+/** The system block's text: the env's description and its tools in the chosen form. */
+export function systemText(description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode): string {
+  if (mode === 'none') return description;
+  if (mode === 'full') return `${description}\n${tools.map((t) => JSON.stringify(t)).join('\n')}`;
+  const line = (t: ToolSpec) => {
+    const props = (t.parameters.properties ?? {}) as Record<string, unknown>;
+    const required = new Set((t.parameters.required as string[] | undefined) ?? []);
+    return `${t.name}(${Object.keys(props)
+      .map((p) => (required.has(p) ? p : `${p}?`))
+      .join(', ')})`;
+  };
+  return `${description}\n${tools.map(line).join('\n')}`;
+}
+
+/** `<|marker|>` + text + `<|end|>` as given (non-generated) text. Model-facing text never parses specials. */
+export function givenSegment(tok: PolicyTokenizer, sp: SpecialIds, role: TurnRole, marker: number, text: string, maxTokens = Infinity): Segment {
+  const body = tok.encode(text, { parseSpecial: false }).slice(0, maxTokens);
+  return { role, text: Number.isFinite(maxTokens) ? tok.decode(body) : text, ids: [marker, ...body, sp.end], lead: 1, tail: 1, logprobs: [] };
+}
+
+export interface PromptParts {
+  system: string;
+  instruction: string;
+  memory?: string;
+  /** The env's first observation, when it has one (household describes the room). */
+  initialObservation?: string;
+}
+
+/** The prompt block: system, user, optional memory, optional initial observation. */
+export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptParts, maxObservationTokens: number): Segment[] {
+  const out = [givenSegment(tok, sp, 'prompt', sp.system, p.system), givenSegment(tok, sp, 'prompt', sp.user, p.instruction)];
+  if (p.memory !== undefined) out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory));
+  if (p.initialObservation) out.push(givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens));
+  return out;
+}
+
+/** A generated segment: marker, generated ids, and a forced `<|end|>` when generation was cut. */
+export function generatedSegment(tok: PolicyTokenizer, sp: SpecialIds, role: 'act' | 'rehearse', generated: readonly number[], logprobs: readonly number[]): Segment {
+  const ended = generated[generated.length - 1] === sp.end;
+  const body = ended ? generated.slice(0, -1) : [...generated];
+  return {
+    role,
+    text: tok.decode(body),
+    ids: [role === 'act' ? sp.act : sp.obs, ...generated, ...(ended ? [] : [sp.end])],
+    lead: 1,
+    tail: ended ? 0 : 1,
+    logprobs: [...logprobs],
+  };
+}
+
+export const flatten = (segments: readonly Segment[]) => segments.flatMap((s) => s.ids);
+
+/** Per-token values over the whole stream: `f(segment)` on generated positions, 0 elsewhere. */
+export function perToken(segments: readonly Segment[], f: (s: Segment, k: number) => number): number[] {
+  const out: number[] = [];
+  for (const s of segments) {
+    const gen = s.ids.length - s.lead - s.tail;
+    for (let i = 0; i < s.ids.length; i++) {
+      const k = i - s.lead;
+      out.push(k >= 0 && k < gen && s.logprobs.length ? f(s, k) : 0);
+    }
+  }
+  return out;
+}
+
+/** Per-token values over the ids of given segments of `roles` (their content and closing `<|end|>`). */
+export function givenMask(segments: readonly Segment[], roles: readonly TurnRole[]): number[] {
+  return segments.flatMap((s) => s.ids.map((_, i) => (roles.includes(s.role) && s.logprobs.length === 0 && i >= s.lead ? 1 : 0)));
+}
+
+/** Stored turns: ids with log-probs and advantages aligned to them (0 on non-generated ids). */
+export function toTurns(segments: readonly Segment[]): NewTurn[] {
+  return segments.map((s) => {
+    const lp = s.ids.map((_, i) => (i >= s.lead && i - s.lead < s.logprobs.length ? s.logprobs[i - s.lead] : 0));
+    return {
+      role: s.role,
+      text: s.text,
+      tokenIds: s.ids,
+      logprobs: s.logprobs.length ? lp : null,
+      advantages: s.advantage === undefined || !s.logprobs.length ? null : lp.map((_, i) => (i >= s.lead && i - s.lead < s.logprobs.length ? s.advantage! : 0)),
+    };
+  });
+}

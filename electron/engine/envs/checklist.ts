@@ -1,0 +1,166 @@
+/**
+ * The checklist verifier (algorithms.md, "Rewards that need no environment").
+ *
+ * One scorer for real and rehearsed rollouts: it reads only the transcript (calls made, final
+ * answer, messages sent), never the environment. Score = Σ weights of passed items / Σ weights;
+ * any tool-format error in the episode scores 0, with the per-item breakdown still reported.
+ */
+import type { ChecklistItem, ChecklistItemResult, ChecklistResult, EpisodeTranscript, JsonValue, ToolCall } from './types';
+
+export class ChecklistError extends Error {
+  override name = 'ChecklistError';
+}
+
+/** Lower-case, trim, collapse whitespace, drop commas and surrounding quotes / a final full stop. */
+export function normaliseText(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/,/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["'`]+|["'`]+$/g, '')
+    .replace(/\.$/, '')
+    .trim();
+}
+
+/** A number written in text, tolerating a currency sign, thousands commas and spaces. */
+export function parseNumber(s: string): number | null {
+  const cleaned = s
+    .trim()
+    .replace(/[$€£,\s]/g, '')
+    .replace(/\.$/, '');
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(cleaned)) return null;
+  const n = Number(cleaned);
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Argument equality after normalisation: strings compare by `normaliseText`, a numeric string
+ * equals the number it writes, arrays compare in order, objects key by key.
+ */
+export function argsEqual(actual: JsonValue | undefined, expected: JsonValue): boolean {
+  if (actual === undefined) return false;
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    const a = typeof actual === 'number' ? actual : typeof actual === 'string' ? parseNumber(actual) : null;
+    const e = typeof expected === 'number' ? expected : typeof expected === 'string' ? parseNumber(expected) : null;
+    return a !== null && e !== null && Math.abs(a - e) <= 1e-9 * Math.max(1, Math.abs(e));
+  }
+  if (typeof expected === 'string') return typeof actual === 'string' && normaliseText(actual) === normaliseText(expected);
+  if (expected === null || typeof expected === 'boolean') return actual === expected;
+  if (Array.isArray(expected)) {
+    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => argsEqual(actual[i], e));
+  }
+  if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
+  const keys = new Set([...Object.keys(actual), ...Object.keys(expected)]);
+  return [...keys].every((k) => k in expected && argsEqual(actual[k], expected[k]));
+}
+
+/** Does this call have the name and every constrained argument? */
+export function callMatches(call: ToolCall, name: string, args?: { [key: string]: JsonValue }): boolean {
+  if (call.name !== name) return false;
+  if (!args) return true;
+  return Object.entries(args).every(([k, v]) => argsEqual(call.arguments[k], v));
+}
+
+function splitSet(s: string): string[] {
+  return s
+    .split(/,|;|\n|\band\b/i)
+    .map(normaliseText)
+    .filter((x) => x.length > 0);
+}
+
+function answerMatches(answer: string, expected: JsonValue, item: Extract<ChecklistItem, { kind: 'answer' }>): boolean {
+  const mode = item.match ?? 'normalised';
+  switch (mode) {
+    case 'exact':
+      return answer.trim() === String(expected);
+    case 'numeric': {
+      const a = parseNumber(answer);
+      const e = typeof expected === 'number' ? expected : parseNumber(String(expected));
+      return a !== null && e !== null && Math.abs(a - e) <= (item.tolerance ?? 1e-6);
+    }
+    case 'set': {
+      const want = new Set((Array.isArray(expected) ? expected : splitSet(String(expected))).map((x) => normaliseText(String(x))));
+      const got = new Set(splitSet(answer));
+      return want.size === got.size && [...want].every((x) => got.has(x));
+    }
+    case 'normalised':
+      return normaliseText(answer) === normaliseText(String(expected));
+  }
+}
+
+/** tau2's COMMUNICATE rule: the text appears in some message, case-insensitive, commas removed. */
+export function communicated(messages: readonly string[], text: string): boolean {
+  const needle = text.toLowerCase().replace(/,/g, '');
+  return messages.some((m) => m.toLowerCase().replace(/,/g, '').includes(needle));
+}
+
+function fmtArgs(args?: { [key: string]: JsonValue }): string {
+  if (!args || Object.keys(args).length === 0) return '';
+  return ` with ${Object.entries(args)
+    .map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ')}`;
+}
+
+/** A human-readable line for an item, used when the task did not write one. */
+export function describeItem(item: ChecklistItem): string {
+  if (item.description) return item.description;
+  switch (item.kind) {
+    case 'call':
+      return `called ${item.name}${fmtArgs(item.args)}`;
+    case 'no-call':
+      return `did not call ${item.name}${fmtArgs(item.args)}`;
+    case 'answer':
+      return `final answer ${item.match === 'set' ? 'is the set' : 'equals'} ${item.expected.map((e) => JSON.stringify(e)).join(' or ')}`;
+    case 'communicate':
+      return `told the user "${item.text}"`;
+  }
+}
+
+function evaluate(item: ChecklistItem, t: EpisodeTranscript): { passed: boolean; detail?: string } {
+  switch (item.kind) {
+    case 'call': {
+      if (t.calls.some((c) => callMatches(c, item.name, item.args))) return { passed: true };
+      const sameName = t.calls.filter((c) => c.name === item.name);
+      return {
+        passed: false,
+        detail: sameName.length ? `${item.name} called with ${JSON.stringify(sameName[0].arguments)}` : `${item.name} never called`,
+      };
+    }
+    case 'no-call': {
+      const hit = t.calls.find((c) => callMatches(c, item.name, item.args));
+      return hit ? { passed: false, detail: `${item.name} called with ${JSON.stringify(hit.arguments)}` } : { passed: true };
+    }
+    case 'answer': {
+      if (t.answer === null) return { passed: false, detail: 'no final answer' };
+      const passed = item.expected.some((e) => answerMatches(t.answer as string, e, item));
+      return passed ? { passed } : { passed, detail: `answered ${JSON.stringify(t.answer.slice(0, 200))}` };
+    }
+    case 'communicate': {
+      const messages = t.answer !== null && !t.messages.includes(t.answer) ? [...t.messages, t.answer] : t.messages;
+      return communicated(messages, item.text) ? { passed: true } : { passed: false, detail: 'not found in any message' };
+    }
+  }
+}
+
+/** Check a checklist is scorable: at least one item, weights finite and non-negative, some positive. */
+export function validateChecklist(items: readonly ChecklistItem[]): void {
+  if (!Array.isArray(items) || items.length === 0) throw new ChecklistError('checklist is empty');
+  items.forEach((it, i) => {
+    if (!Number.isFinite(it.weight) || it.weight < 0)
+      throw new ChecklistError(`checklist item ${i} has weight ${it.weight}; weights must be finite and >= 0`);
+  });
+  if (!items.some((it) => it.weight > 0)) throw new ChecklistError('checklist has no item with a positive weight');
+}
+
+export function scoreChecklist(items: readonly ChecklistItem[], transcript: EpisodeTranscript): ChecklistResult {
+  validateChecklist(items);
+  const results: ChecklistItemResult[] = items.map((item, index) => {
+    const { passed, detail } = evaluate(item, transcript);
+    return { index, kind: item.kind, description: describeItem(item), weight: item.weight, passed, ...(detail ? { detail } : {}) };
+  });
+  const total = results.reduce((s, r) => s + r.weight, 0);
+  const got = results.reduce((s, r) => s + (r.passed ? r.weight : 0), 0);
+  const formatError = transcript.formatErrors > 0;
+  return { score: formatError ? 0 : got / total, items: results, formatError };
+}

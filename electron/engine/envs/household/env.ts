@@ -1,0 +1,81 @@
+/**
+ * `household`: a seeded text world in the spirit of ALFWorld (rooms, receptacles, objects;
+ * pick-and-place, clean/heat/cool-then-place, examine; two-object tasks out of distribution).
+ */
+import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
+import { HouseholdEpisode } from './episode';
+import { replayExpert } from './expert';
+import { generateTask } from './tasks';
+import { HOUSEHOLD_TOOLS } from './tools';
+import { generateWorld, validateWorldSize, type WorldSize } from './world';
+
+export interface HouseholdOptions {
+  /** Rooms in play (1–5; the kitchen is always one). */
+  rooms?: number;
+  /** Objects in play (distinct kinds). */
+  objects?: number;
+  /** Tasks generated per split. */
+  tasksPerSplit?: number;
+}
+
+export const HOUSEHOLD_DEFAULTS = { rooms: 2, objects: 10, tasksPerSplit: 60 } as const;
+
+export class UnknownTaskError extends Error {
+  override name = 'UnknownTaskError';
+}
+
+export class HouseholdEnv implements ToolEnv {
+  readonly id = 'household';
+  readonly track = 'scratch' as const;
+  readonly description = 'A text household: walk between receptacles, open, take, put, clean, heat, cool and examine objects.';
+  readonly size: WorldSize;
+  private readonly tasksPerSplit: number;
+  private readonly cache = new Map<Split, Task[]>();
+
+  constructor(opts: HouseholdOptions = {}) {
+    this.size = { rooms: opts.rooms ?? HOUSEHOLD_DEFAULTS.rooms, objects: opts.objects ?? HOUSEHOLD_DEFAULTS.objects };
+    validateWorldSize(this.size);
+    this.tasksPerSplit = opts.tasksPerSplit ?? HOUSEHOLD_DEFAULTS.tasksPerSplit;
+    if (!Number.isInteger(this.tasksPerSplit) || this.tasksPerSplit < 1) {
+      throw new RangeError(`household: tasksPerSplit must be a positive integer, got ${opts.tasksPerSplit}`);
+    }
+  }
+
+  tools(): ToolSpec[] {
+    return HOUSEHOLD_TOOLS;
+  }
+
+  private all(split: Split): Task[] {
+    let tasks = this.cache.get(split);
+    if (!tasks) {
+      tasks = Array.from({ length: this.tasksPerSplit }, (_, i) => generateTask(split, i, { size: this.size, envId: this.id }));
+      this.cache.set(split, tasks);
+    }
+    return tasks;
+  }
+
+  tasks(split: Split): TaskRef[] {
+    return this.all(split).map((t) => ({ id: t.id, split: t.split, instruction: t.instruction }));
+  }
+
+  task(id: string): Task {
+    const split = id.split('-')[1] as Split;
+    const found = ['train', 'heldout', 'ood'].includes(split) ? this.all(split).find((t) => t.id === id) : undefined;
+    if (!found) throw new UnknownTaskError(`household: no task "${id}"`);
+    return found;
+  }
+
+  /** The world is fixed by the task (its gold plan must stay valid); the seed therefore changes nothing. */
+  async reset(task: Task, _seed: number): Promise<HouseholdEpisode> {
+    const meta = task.meta ?? {};
+    const { worldSeed, rooms, objects } = meta;
+    if (task.env !== this.id || typeof worldSeed !== 'number' || typeof rooms !== 'number' || typeof objects !== 'number') {
+      throw new UnknownTaskError(`household: task "${task.id}" is not a household task (env ${task.env}, missing world parameters)`);
+    }
+    return new HouseholdEpisode(task, generateWorld(worldSeed, { rooms, objects }));
+  }
+
+  expert(task: Task): ExpertPolicy {
+    return replayExpert(task);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * One live connection to an MCP server (a spawned stdio process or a streamable-HTTP URL) through
+ * the official client SDK. Calls carry a timeout and an output cap; a server that dies is noticed
+ * and reported as an outcome, never thrown at the caller.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JsonValue, ToolSpec } from '../types';
+
+export type McpServerSpec =
+  | { transport: 'stdio'; command: string; args?: string[]; cwd?: string; env?: Record<string, string> }
+  | { transport: 'http'; url: string };
+
+export interface McpCallLimits {
+  /** Longest a single tool call may take before it becomes a timeout error observation. */
+  timeoutMs: number;
+  /** Longest observation text kept; the rest is cut and replaced by a marker. */
+  maxOutputChars: number;
+}
+
+export const DEFAULT_CALL_LIMITS: McpCallLimits = { timeoutMs: 10_000, maxOutputChars: 8_000 };
+
+export interface McpCallOutcome {
+  text: string;
+  /** The server answered with an error result (or the call failed). */
+  isError: boolean;
+  /** The failure was the connection itself: timeout, or the server went away. */
+  failure: string | null;
+}
+
+export class McpConnectError extends Error {
+  override name = 'McpConnectError';
+}
+
+export function truncateOutput(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[output truncated: ${text.length - maxChars} more characters]`;
+}
+
+type ContentPart = { type: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string } };
+
+/** MCP results are lists of typed parts; an agent sees their text, and a placeholder for binary parts. */
+function contentText(content: readonly ContentPart[]): string {
+  return content
+    .map((part) => {
+      if (part.type === 'text') return part.text ?? '';
+      if (part.type === 'resource') return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}]`;
+      if (part.type === 'resource_link') return `[resource ${part.uri ?? ''}]`;
+      return `[${part.type}${part.mimeType ? ` ${part.mimeType}` : ''}]`;
+    })
+    .join('\n');
+}
+
+function describeSpec(spec: McpServerSpec): string {
+  return spec.transport === 'stdio' ? [spec.command, ...(spec.args ?? [])].join(' ') : spec.url;
+}
+
+export class McpConnection {
+  private closedReason: string | null = null;
+  private stderrTail = '';
+
+  private constructor(
+    readonly spec: McpServerSpec,
+    private readonly client: Client,
+    private readonly transport: Transport,
+  ) {}
+
+  static async open(spec: McpServerSpec, connectTimeoutMs = 15_000): Promise<McpConnection> {
+    const transport: Transport =
+      spec.transport === 'stdio'
+        ? new StdioClientTransport({
+            command: spec.command,
+            args: spec.args ?? [],
+            cwd: spec.cwd,
+            env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
+            stderr: 'pipe',
+          })
+        : new StreamableHTTPClientTransport(new URL(spec.url));
+    const client = new Client({ name: 'envace-workbench', version: '0.1.0' });
+    const conn = new McpConnection(spec, client, transport);
+    if (transport instanceof StdioClientTransport) {
+      // Keep the end of the server's stderr: it usually says why a server died.
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        conn.stderrTail = (conn.stderrTail + chunk.toString()).slice(-2000);
+      });
+    }
+    try {
+      await client.connect(transport, { timeout: connectTimeoutMs });
+    } catch (err) {
+      await transport.close().catch(() => undefined);
+      const why = err instanceof Error ? err.message : String(err);
+      throw new McpConnectError(`could not start MCP server "${describeSpec(spec)}": ${why}${conn.stderrTail ? ` (stderr: ${conn.stderrTail.trim()})` : ''}`);
+    }
+    client.onclose = () => {
+      conn.closedReason ??= 'the server closed the connection';
+    };
+    return conn;
+  }
+
+  get alive(): boolean {
+    return this.closedReason === null;
+  }
+
+  /** Why the connection is gone, or null while alive. */
+  get deathReason(): string | null {
+    return this.closedReason;
+  }
+
+  /** The server process id (stdio only). */
+  get pid(): number | null {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+  }
+
+  async listTools(): Promise<ToolSpec[]> {
+    const out: ToolSpec[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : undefined);
+      for (const tool of page.tools) {
+        // "$schema" is noise in a prompt and in our validator; everything else is kept as the server wrote it.
+        const { $schema: _drop, ...parameters } = tool.inputSchema as { [key: string]: unknown };
+        out.push({ name: tool.name, description: tool.description ?? '', parameters });
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  async call(name: string, args: { [key: string]: JsonValue }, limits: McpCallLimits): Promise<McpCallOutcome> {
+    if (!this.alive) {
+      return { text: `Error: the tool server is not running (${this.closedReason}).`, isError: true, failure: this.closedReason };
+    }
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, undefined, { timeout: limits.timeoutMs });
+      const content = Array.isArray(result.content) ? (result.content as ContentPart[]) : [];
+      const text = content.length > 0 ? contentText(content) : JSON.stringify(result.structuredContent ?? result.toolResult ?? '');
+      return { text: truncateOutput(text, limits.maxOutputChars), isError: result.isError === true, failure: null };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/timed out|timeout/i.test(message)) {
+        const failure = `tool call ${name} timed out after ${limits.timeoutMs} ms`;
+        return { text: `Error: ${failure}.`, isError: true, failure };
+      }
+      if (!this.alive || /closed|EPIPE|not connected/i.test(message)) {
+        this.closedReason ??= `the server stopped: ${message}`;
+        const stderr = this.stderrTail.trim() ? ` Last server output: ${this.stderrTail.trim().slice(-300)}` : '';
+        return { text: `Error: the tool server stopped during ${name} (${message}).${stderr}`, isError: true, failure: this.closedReason };
+      }
+      // A protocol-level error from a live server (bad params and the like) is an ordinary error result.
+      return { text: truncateOutput(`Error: ${message}`, limits.maxOutputChars), isError: true, failure: null };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closedReason ??= 'closed by the client';
+    await this.client.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The JSONL task file that turns any MCP server into an environment: one task per line with an
+ * instruction, a checklist, optional gold calls/answer and a split. Validated line by line;
+ * every problem is reported with its line number before anything runs.
+ */
+import { z } from 'zod';
+import { validateToolArguments } from '../schema-validate';
+import type { Task, ToolSpec } from '../types';
+
+const jsonValue = z.json();
+const args = z.record(z.string(), jsonValue);
+
+const checklistItem = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('call'), weight: z.number().nonnegative(), name: z.string().min(1), args: args.optional(), description: z.string().optional() }),
+  z.object({ kind: z.literal('no-call'), weight: z.number().nonnegative(), name: z.string().min(1), args: args.optional(), description: z.string().optional() }),
+  z.object({
+    kind: z.literal('answer'),
+    weight: z.number().nonnegative(),
+    expected: z.array(jsonValue).min(1),
+    match: z.enum(['normalised', 'numeric', 'set', 'exact']).optional(),
+    tolerance: z.number().nonnegative().optional(),
+    description: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('communicate'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
+]);
+
+export const TASK_LINE_SCHEMA = z.object({
+  id: z.string().min(1).max(200),
+  instruction: z.string().min(1).max(20_000),
+  split: z.enum(['train', 'heldout', 'ood']).default('train'),
+  checklist: z
+    .array(checklistItem)
+    .min(1)
+    .refine((items) => items.some((i) => i.weight > 0), 'needs at least one item with a positive weight'),
+  gold: z
+    .object({
+      calls: z.array(z.object({ name: z.string().min(1), arguments: args })).default([]),
+      answer: z.string().nullable().default(null),
+    })
+    .optional(),
+  maxTurns: z.number().int().min(1).max(500).default(12),
+});
+
+export type TaskLine = z.infer<typeof TASK_LINE_SCHEMA>;
+
+export interface TaskFileProblem {
+  line: number;
+  message: string;
+}
+
+export class TaskFileError extends Error {
+  override name = 'TaskFileError';
+  constructor(
+    readonly source: string,
+    readonly problems: TaskFileProblem[],
+  ) {
+    const shown = problems.slice(0, 20).map((p) => `  line ${p.line}: ${p.message}`);
+    const more = problems.length > 20 ? [`  … and ${problems.length - 20} more`] : [];
+    super([`invalid task file ${source}:`, ...shown, ...more].join('\n'));
+  }
+}
+
+/** Largest task file accepted, so a wrong path to a huge file fails fast. */
+export const MAX_TASK_FILE_CHARS = 20_000_000;
+
+/** Parse JSONL text into tasks for environment `envId`; blank lines are skipped. */
+export function parseTaskFile(text: string, envId: string, source = '<tasks>'): Task[] {
+  if (text.length > MAX_TASK_FILE_CHARS) {
+    throw new TaskFileError(source, [{ line: 0, message: `file too large (${text.length} characters, limit ${MAX_TASK_FILE_CHARS})` }]);
+  }
+  const problems: TaskFileProblem[] = [];
+  const tasks: Task[] = [];
+  const seen = new Map<string, number>();
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      problems.push({ line, message: `not valid JSON (${err instanceof Error ? err.message : String(err)})` });
+      return;
+    }
+    const parsed = TASK_LINE_SCHEMA.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+        problems.push({ line, message: `${where}${issue.message}` });
+      }
+      return;
+    }
+    const t = parsed.data;
+    const first = seen.get(t.id);
+    if (first !== undefined) {
+      problems.push({ line, message: `duplicate task id "${t.id}" (first on line ${first})` });
+      return;
+    }
+    seen.set(t.id, line);
+    tasks.push({
+      id: t.id,
+      env: envId,
+      split: t.split,
+      instruction: t.instruction,
+      gold: t.gold ?? { calls: [], answer: null },
+      checklist: t.checklist,
+      maxTurns: t.maxTurns,
+      meta: { line },
+    });
+  });
+  if (problems.length > 0) throw new TaskFileError(source, problems);
+  if (tasks.length === 0) throw new TaskFileError(source, [{ line: 0, message: 'no tasks in the file' }]);
+  return tasks;
+}
+
+/**
+ * Tasks checked against the server's tool list: every gold call and checklist call names a tool
+ * the server has, and gold arguments satisfy its schema. Problems cite the task's file line.
+ */
+export function checkTasksAgainstTools(tasks: readonly Task[], tools: readonly ToolSpec[], source = '<tasks>'): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const problems: TaskFileProblem[] = [];
+  for (const task of tasks) {
+    const line = typeof task.meta?.line === 'number' ? task.meta.line : 0;
+    for (const call of task.gold.calls) {
+      const spec = byName.get(call.name);
+      if (!spec) {
+        problems.push({ line, message: `gold call to "${call.name}", which the server does not offer` });
+        continue;
+      }
+      const problem = validateToolArguments(spec, call.arguments);
+      if (problem) problems.push({ line, message: `gold call to "${call.name}" has bad arguments: ${problem}` });
+    }
+    for (const item of task.checklist) {
+      if ((item.kind === 'call' || item.kind === 'no-call') && !byName.has(item.name)) {
+        problems.push({ line, message: `checklist names tool "${item.name}", which the server does not offer` });
+      }
+    }
+  }
+  if (problems.length > 0) throw new TaskFileError(source, problems);
+}

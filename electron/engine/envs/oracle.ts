@@ -1,0 +1,124 @@
+/**
+ * The oracle policy: drive an environment's scripted expert through the REAL environment and
+ * score it exactly as a model would be scored — every action goes through the text grammar
+ * (formatAction → parseAction with the env's tools), then the checklist and the env's own
+ * end-state check. A 100% oracle score is the proof that tasks, tools and checks agree.
+ */
+import { performance } from 'node:perf_hooks';
+import { scoreChecklist } from './checklist';
+import { TranscriptRecorder } from './episode-base';
+import { formatAction, parseAction } from './parser';
+import type { Action, ChecklistResult, EnvCheck, ExpertPolicy, JsonValue, Split, Task, ToolEnv } from './types';
+
+export interface EpisodeResult {
+  taskId: string;
+  /** Checklist score in [0, 1]. */
+  score: number;
+  /** The env's end-state check passed and no format error occurred. */
+  success: boolean;
+  checklist: ChecklistResult;
+  envCheck: EnvCheck;
+  turns: number;
+  envCalls: number;
+  envWallMs: number;
+}
+
+export interface OracleResult {
+  env: string;
+  split: Split;
+  /** Mean checklist score. */
+  score: number;
+  /** Fraction of tasks whose episode succeeded. */
+  success: number;
+  perTask: EpisodeResult[];
+  envCalls: number;
+  wallMs: number;
+}
+
+export class OracleError extends Error {
+  override name = 'OracleError';
+}
+
+/** Anything that picks the next action from the last observation (an expert, a test policy). */
+export type PolicyFn = (lastObservation: string, task: Task) => Action;
+
+/** Run one episode of `policy` in the real env and score it. */
+export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy | PolicyFn, seed = 0): Promise<EpisodeResult> {
+  const next = typeof policy === 'function' ? (obs: string) => policy(obs, task) : (obs: string) => policy.next(obs);
+  const tools = task.tools ?? env.tools();
+  const episode = await env.reset(task, seed);
+  const recorder = new TranscriptRecorder();
+  let observation = episode.initialObservation;
+  let turns = 0;
+  try {
+    for (let done = false; !done && turns < task.maxTurns; turns++) {
+      // Round-trip through the grammar so the oracle is held to what a model must emit.
+      const action = parseAction(formatAction(next(observation)), tools);
+      recorder.recordAction(action);
+      if (action.kind === 'calls') action.calls.forEach((c) => recorder.recordCall(c));
+      ({ observation, done } = await episode.step(action));
+    }
+    const transcript = recorder.snapshot();
+    const checklist = scoreChecklist(task.checklist, transcript);
+    const envCheck = await episode.finalCheck();
+    const { envCalls, envWallMs } = episode.cost();
+    return {
+      taskId: task.id,
+      score: checklist.score,
+      success: envCheck.passed && !checklist.formatError,
+      checklist,
+      envCheck,
+      turns,
+      envCalls,
+      envWallMs,
+    };
+  } finally {
+    await episode.close();
+  }
+}
+
+/** `envace eval --policy oracle`: the env's expert on every task of a split (or the first `limit`). */
+export async function runOracle(env: ToolEnv, split: Split, opts: { limit?: number; seed?: number } = {}): Promise<OracleResult> {
+  if (!env.expert) throw new OracleError(`environment '${env.id}' has no scripted expert`);
+  const refs = env.tasks(split).slice(0, opts.limit ?? Infinity);
+  const t0 = performance.now();
+  const perTask: EpisodeResult[] = [];
+  for (const ref of refs) {
+    const task = env.task(ref.id);
+    perTask.push(await runEpisode(env, task, env.expert(task), opts.seed ?? 0));
+  }
+  const n = Math.max(1, perTask.length);
+  return {
+    env: env.id,
+    split,
+    score: perTask.reduce((s, r) => s + r.score, 0) / n,
+    success: perTask.reduce((s, r) => s + (r.success ? 1 : 0), 0) / n,
+    perTask,
+    envCalls: perTask.reduce((s, r) => s + r.envCalls, 0),
+    wallMs: performance.now() - t0,
+  };
+}
+
+/**
+ * One tool call in a fresh episode (the GUI's tool console). The call is validated like a
+ * model's; errors come back as the observation, never thrown.
+ */
+export async function callTool(
+  env: ToolEnv,
+  toolName: string,
+  args: { [key: string]: JsonValue },
+  opts: { taskId?: string } = {},
+): Promise<{ observation: string; ok: boolean }> {
+  const ref = opts.taskId ? env.task(opts.taskId) : (env.tasks('train')[0] ?? env.tasks('heldout')[0]);
+  if (!ref) throw new OracleError(`environment '${env.id}' has no task to open an episode with`);
+  const task = env.task(ref.id);
+  const action = parseAction(formatAction({ kind: 'calls', calls: [{ name: toolName, arguments: args }] }), task.tools ?? env.tools());
+  if (action.kind === 'invalid') return { observation: action.error, ok: false };
+  const episode = await env.reset(task, 0);
+  try {
+    const { observation } = await episode.step(action);
+    return { observation, ok: !observation.startsWith('Error:') };
+  } finally {
+    await episode.close();
+  }
+}

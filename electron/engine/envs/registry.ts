@@ -1,0 +1,131 @@
+/**
+ * The built-in environments, one line each. Construction is lazy (the module is imported and the
+ * env built on first `getEnv`) so listing envs costs nothing and a broken env cannot break others.
+ * Another env is added with one more line in BUILTIN_ENVS, or at run time with `registerEnv`.
+ */
+import { canonicalJson } from './tau2/db';
+import { SPLITS, type Split, type ToolEnv, type ToolSpec } from './types';
+
+export type EnvOptions = { [key: string]: unknown };
+
+export interface EnvRegistration {
+  id: string;
+  description: string;
+  track: ToolEnv['track'];
+  /** Option names the env accepts (anything else is rejected before construction). */
+  options: readonly string[];
+  create(options: EnvOptions): Promise<ToolEnv>;
+}
+
+export class UnknownEnvError extends Error {
+  override name = 'UnknownEnvError';
+}
+
+export class EnvOptionsError extends Error {
+  override name = 'EnvOptionsError';
+}
+
+const BUILTIN_ENVS: EnvRegistration[] = [
+  {
+    id: 'mock',
+    description: "tau2's mock task-manager domain (10 tasks) for contract tests",
+    track: 'scratch',
+    options: [],
+    create: async () => new (await import('./mock/env')).MockEnv(),
+  },
+  {
+    id: 'retail',
+    description: 'tau2 retail DB + 16 tools; generated look-ups, chains, writes, impossible requests',
+    track: 'scratch',
+    options: ['worldSize', 'worldSeed', 'seed', 'counts'],
+    create: async (o) => new (await import('./retail/env')).RetailEnv(o as import('./retail/env').RetailOptions),
+  },
+  {
+    id: 'tau-retail',
+    description: 'tau-bench v1 retail train tickets; tau2 retail tasks held out',
+    track: 'pretrained',
+    options: [],
+    create: async () => new (await import('./tau-retail/env')).TauRetailEnv(),
+  },
+  {
+    id: 'household',
+    description: 'seeded text household (ALFWorld-like): pick-and-place, clean/heat/cool, examine; two-object tasks ood',
+    track: 'scratch',
+    options: ['rooms', 'objects', 'tasksPerSplit'],
+    create: async (o) => new (await import('./household/env')).HouseholdEnv(o as import('./household/env').HouseholdOptions),
+  },
+  {
+    id: 'files',
+    description: 'the real MCP filesystem server over a generated sandbox per episode: find, count, search, move, write',
+    track: 'scratch',
+    options: ['files', 'tasksPerSplit'],
+    create: async (o) => (await import('./files/env')).FilesEnv.create(o as import('./files/env').FilesOptions),
+  },
+  {
+    id: 'bfcl',
+    description: 'BFCL v4 single-turn function calling; live_* train, non-live python categories held out',
+    track: 'pretrained',
+    options: [],
+    create: async () => new (await import('./bfcl/env')).BfclEnv(),
+  },
+];
+
+const registry = new Map<string, EnvRegistration>(BUILTIN_ENVS.map((r) => [r.id, r]));
+const instances = new Map<string, Promise<ToolEnv>>();
+
+/** Add (or replace) an environment, e.g. a user's MCP server. */
+export function registerEnv(reg: EnvRegistration): void {
+  registry.set(reg.id, reg);
+  for (const key of [...instances.keys()]) if (key.startsWith(`${reg.id}:`)) instances.delete(key);
+}
+
+export function listEnvs(): Array<Pick<EnvRegistration, 'id' | 'description' | 'track' | 'options'>> {
+  return [...registry.values()].map(({ id, description, track, options }) => ({ id, description, track, options }));
+}
+
+/** The env with this id and options; one instance per (id, options), built on first use. */
+export function getEnv(id: string, options: EnvOptions = {}): Promise<ToolEnv> {
+  const reg = registry.get(id);
+  if (!reg) return Promise.reject(new UnknownEnvError(`unknown environment '${id}' (known: ${[...registry.keys()].join(', ')})`));
+  const unknown = Object.keys(options).filter((k) => !reg.options.includes(k));
+  if (unknown.length) {
+    return Promise.reject(
+      new EnvOptionsError(
+        `environment '${id}' has no option ${unknown.map((k) => `'${k}'`).join(', ')} (options: ${reg.options.join(', ') || 'none'})`,
+      ),
+    );
+  }
+  const key = `${id}:${canonicalJson(options)}`;
+  let env = instances.get(key);
+  if (!env) {
+    env = reg.create(options);
+    instances.set(key, env);
+    // A failed construction is not cached, so fixing the cause (e.g. the data folder) is enough.
+    env.catch(() => instances.delete(key));
+  }
+  return env;
+}
+
+/** Matches the contract's EnvSummary (electron/contract/envs.ts). */
+export interface EnvSummary {
+  id: string;
+  description: string;
+  track: ToolEnv['track'];
+  toolCount: number;
+  taskCounts: Record<Split, number>;
+}
+
+/** Matches the contract's EnvDetail: the summary plus every tool's schema. */
+export interface EnvDetail extends EnvSummary {
+  tools: ToolSpec[];
+}
+
+export function envSummary(env: ToolEnv): EnvSummary {
+  const taskCounts = Object.fromEntries(SPLITS.map((s) => [s, env.tasks(s).length])) as Record<Split, number>;
+  return { id: env.id, description: env.description, track: env.track, toolCount: env.tools().length, taskCounts };
+}
+
+export function envDetail(env: ToolEnv): EnvDetail {
+  const tools = env.tools().map(({ name, description, parameters }) => ({ name, description, parameters }));
+  return { ...envSummary(env), tools };
+}

@@ -1,0 +1,196 @@
+/**
+ * `retail` — the from-scratch track's retail world: the tau2 retail DB and its 16 tools, with
+ * procedurally generated tasks (families.ts) over a `worldSize`-user slice of the DB (world.ts).
+ * Splits: train and heldout share templates but not users; ood adds unseen templates and longer
+ * chains. Success = the end-state DB hash equals the gold replay's AND the answer is right.
+ */
+import { dataPath } from '../data-dir';
+import { ToolEpisode } from '../episode-base';
+import { checklistAnswerPasses } from './answer-check';
+import { canonicalJson, dbHash, forkDb, loadFrozenDb, type Db } from '../tau2/db';
+import { scriptExpert } from '../tau2/script-expert';
+import { executeCall, loadTau2ToolSpecs } from '../tau2/tools';
+import {
+  SPLITS,
+  type ChecklistItem,
+  type Episode,
+  type ExpertPolicy,
+  type Split,
+  type Task,
+  type TaskRef,
+  type ToolCall,
+  type ToolEnv,
+  type ToolSpec,
+} from '../types';
+import { FAMILIES, type Family, type Params } from './families';
+import { RETAIL_TOOLS } from './tools';
+import { buildWorld, hashString, pick, seededRng, WorldConfigError, type RetailWorld } from './world';
+
+export interface RetailOptions {
+  /** Users in play (5–438): how much of the world a model has to internalise. */
+  worldSize?: number;
+  /** Seed of the world draw (which users). */
+  worldSeed?: number;
+  /** Seed of the task draw (which tasks per split). */
+  seed?: number;
+  /** Tasks per split. */
+  counts?: Partial<Record<Split, number>>;
+}
+
+export const RETAIL_DEFAULTS = { worldSize: 20, worldSeed: 0, seed: 0, counts: { train: 200, heldout: 50, ood: 50 } } as const;
+
+/** How many draws a split may spend per task before settling for fewer (small worlds run out). */
+const ATTEMPTS_PER_TASK = 20;
+
+export class RetailEnv implements ToolEnv {
+  readonly id = 'retail';
+  readonly description = 'tau2 retail DB and its 16 tools: look-ups, chains, writes and impossible requests over a sized slice of the world';
+  readonly track = 'scratch' as const;
+  readonly world: RetailWorld;
+  private readonly base: Db;
+  private readonly specs: ToolSpec[];
+  private readonly counts: Record<Split, number>;
+  private readonly seed: number;
+  private readonly bySplit = new Map<Split, Task[]>();
+  private readonly byId = new Map<string, Task>();
+  private readonly expectedHashes = new Map<string, string>();
+
+  constructor(opts: RetailOptions = {}) {
+    this.base = loadFrozenDb(dataPath('tau2-bench', 'domains', 'retail', 'db.json'));
+    this.specs = loadTau2ToolSpecs('retail');
+    this.world = buildWorld(this.base, opts.worldSize ?? RETAIL_DEFAULTS.worldSize, opts.worldSeed ?? RETAIL_DEFAULTS.worldSeed);
+    this.seed = opts.seed ?? RETAIL_DEFAULTS.seed;
+    this.counts = { ...RETAIL_DEFAULTS.counts, ...opts.counts };
+    for (const [name, v] of Object.entries({ worldSeed: opts.worldSeed, seed: opts.seed })) {
+      if (v !== undefined && !Number.isInteger(v)) throw new WorldConfigError(`${name} must be an integer, got ${JSON.stringify(v)}`);
+    }
+    for (const [split, n] of Object.entries(this.counts)) {
+      if (!Number.isInteger(n) || n < 0) throw new WorldConfigError(`task count for ${split} must be a non-negative integer, got ${n}`);
+    }
+  }
+
+  tools(): ToolSpec[] {
+    return this.specs;
+  }
+
+  tasks(split: Split): TaskRef[] {
+    return this.generated(split).map((t) => ({ id: t.id, split: t.split, instruction: t.instruction }));
+  }
+
+  task(id: string): Task {
+    const split = id.split('-')[0] as Split;
+    if (SPLITS.includes(split)) this.generated(split);
+    const t = this.byId.get(id);
+    if (!t) throw new Error(`retail has no task '${id}'`);
+    return t;
+  }
+
+  private generated(split: Split): Task[] {
+    let tasks = this.bySplit.get(split);
+    if (!tasks) {
+      tasks = this.generate(split);
+      this.bySplit.set(split, tasks);
+      for (const t of tasks) this.byId.set(t.id, t);
+    }
+    return tasks;
+  }
+
+  private generate(split: Split): Task[] {
+    const rng = seededRng(hashString(`retail:${this.seed}:${split}`));
+    const families = FAMILIES.filter((f) => f.splits.includes(split));
+    const users = this.world.users[split];
+    const want = this.counts[split];
+    const seen = new Set<string>();
+    const tasks: Task[] = [];
+    for (let attempt = 0; tasks.length < want && attempt < want * ATTEMPTS_PER_TASK; attempt++) {
+      // Families in turn keep the mix balanced until one runs out of distinct tasks.
+      const family = families[attempt % families.length];
+      const params = family.sample(this.base, pick(users, rng), rng);
+      if (!params) continue;
+      const key = `${family.id}:${canonicalJson(params)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      tasks.push(this.buildTask(split, tasks.length, family, params));
+    }
+    return tasks;
+  }
+
+  /** Run the family's expert on a private copy to get the gold calls; check its answer against the DB. */
+  private buildTask(split: Split, index: number, family: Family, params: Params): Task {
+    const db = forkDb(this.base);
+    const expert = scriptExpert(family.script(params));
+    const calls: ToolCall[] = [];
+    let observation = '';
+    let final = expert.next(observation);
+    for (; final.kind === 'calls'; final = expert.next(observation)) {
+      calls.push(...final.calls);
+      observation = final.calls.map((c) => executeCall(RETAIL_TOOLS, this.specs, db, c).observation).join('\n');
+    }
+    const answerText = final.kind === 'answer' ? final.text : '';
+    const right = family.answer(this.base, params);
+    const answerItem: ChecklistItem = {
+      kind: 'answer',
+      weight: 2,
+      expected: [right.expected],
+      match: right.match,
+      ...(right.tolerance !== undefined ? { tolerance: right.tolerance } : {}),
+    };
+    if (!checklistAnswerPasses(answerItem, answerText)) {
+      throw new Error(
+        `retail ${family.id}: expert answered ${JSON.stringify(answerText)}, the DB says ${JSON.stringify(right.expected)} (${canonicalJson(params)})`,
+      );
+    }
+    const checklist: ChecklistItem[] = [
+      ...calls.map((c): ChecklistItem => ({ kind: 'call', weight: 1, name: c.name, args: c.arguments })),
+      answerItem,
+      ...(family.extraItems?.(params) ?? []),
+    ];
+    const id = `${split}-${String(index).padStart(4, '0')}-${family.id}`;
+    this.expectedHashes.set(id, dbHash(db));
+    return {
+      id,
+      env: this.id,
+      split,
+      instruction: family.instruction(params),
+      gold: { calls, answer: answerText },
+      checklist,
+      maxTurns: calls.length + 4,
+      meta: { family: family.id, kind: family.kind, params },
+    };
+  }
+
+  private familyOf(task: Task): Family {
+    const f = FAMILIES.find((x) => x.id === task.meta?.family);
+    if (!f) throw new Error(`retail task '${task.id}' has no known family`);
+    return f;
+  }
+
+  async reset(task: Task, _seed = 0): Promise<Episode> {
+    if (!this.expectedHashes.has(task.id)) this.task(task.id); // generates its split, or throws
+    const expectedHash = this.expectedHashes.get(task.id) as string;
+    const db = forkDb(this.base);
+    const answerItem = task.checklist.find((i) => i.kind === 'answer');
+    return new ToolEpisode(task, '', {
+      execute: (call) => executeCall(RETAIL_TOOLS, this.specs, db, call),
+      check: (transcript) => {
+        const hash = dbHash(db);
+        const dbOk = hash === expectedHash;
+        const answerOk = answerItem ? transcript.answer !== null && checklistAnswerPasses(answerItem, transcript.answer) : true;
+        const checks = [
+          { name: 'DB', passed: dbOk, ...(dbOk ? {} : { detail: `end-state hash ${hash.slice(0, 12)} ≠ expected ${expectedHash.slice(0, 12)}` }) },
+          { name: 'ANSWER', passed: answerOk, ...(answerOk ? {} : { detail: `answered ${JSON.stringify(transcript.answer)}` }) },
+        ];
+        return { passed: dbOk && answerOk, checks };
+      },
+    });
+  }
+
+  expert(task: Task): ExpertPolicy {
+    return scriptExpert(this.familyOf(task).script(task.meta?.params as Params));
+  }
+
+  /** Hash of the untouched world (what every read-only task must end with). */
+  initialHash(): string {
+    return dbHash(forkDb(this.base));
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Reading tau2 task files: the evaluation criteria, the initial state, and the checklist a task
+ * gets from its gold reference.
+ */
+import type { ChecklistItem, JsonValue, ToolCall } from '../types';
+import { parseRewardBasis, type GoldAction, type Tau2Criteria } from './evaluate';
+import type { JsonObject } from './db';
+
+export interface RawTau2Action {
+  name: string;
+  arguments: JsonObject;
+  compare_args?: string[] | null;
+  env_type?: string;
+  func_name?: string;
+}
+
+export interface RawTau2Task {
+  id: string;
+  ticket?: string;
+  user_scenario?: {
+    instructions?: string | { reason_for_call?: string; known_info?: string | null; unknown_info?: string | null; task_instructions?: string };
+  };
+  initial_state?: {
+    initialization_data?: { agent_data?: JsonObject | null; user_data?: JsonObject | null } | null;
+    initialization_actions?: Array<{ env_type: string; func_name: string; arguments: JsonObject }> | null;
+    message_history?: Array<{ role: string; content?: string | null; tool_calls?: Array<{ name: string; arguments: JsonObject }> | null }> | null;
+  } | null;
+  evaluation_criteria?: {
+    actions?: RawTau2Action[] | null;
+    env_assertions?: Array<{ env_type: string; func_name: string; arguments: JsonObject; assert_value?: boolean }> | null;
+    communicate_info?: string[] | null;
+    nl_assertions?: string[] | null;
+    reward_basis?: string[] | null;
+  } | null;
+}
+
+export function criteriaOf(raw: RawTau2Task): Tau2Criteria {
+  const ec = raw.evaluation_criteria ?? {};
+  return {
+    rewardBasis: parseRewardBasis(ec.reward_basis),
+    actions: (ec.actions ?? []).map((a): GoldAction => ({
+      name: a.name,
+      arguments: a.arguments,
+      ...(Array.isArray(a.compare_args) ? { compareArgs: a.compare_args } : {}),
+    })),
+    communicate: ec.communicate_info ?? [],
+    nlAssertions: ec.nl_assertions ?? [],
+  };
+}
+
+/** Merge `patch` into `target` the way tau2 updates a DB: objects recursively, anything else replaced. */
+export function deepMerge(target: JsonObject, patch: JsonObject): void {
+  for (const [k, v] of Object.entries(patch)) {
+    const cur = target[k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur))
+      deepMerge(cur as JsonObject, v as JsonObject);
+    else target[k] = structuredClone(v);
+  }
+}
+
+/**
+ * A tau2 task's checklist: each gold call (compared on `compare_args` when given), each string to
+ * communicate; a task with neither gets "no write call" items, matching its DB check (the gold
+ * end state is then the initial one).
+ */
+export function tau2Checklist(goldCalls: Array<ToolCall & { compareArgs?: string[] }>, communicate: string[], writeTools: string[]): ChecklistItem[] {
+  const items: ChecklistItem[] = goldCalls.map((c) => {
+    const keys = c.compareArgs ?? Object.keys(c.arguments);
+    const args: { [k: string]: JsonValue } = {};
+    for (const k of keys) if (k in c.arguments) args[k] = c.arguments[k];
+    return { kind: 'call', weight: 1, name: c.name, ...(keys.length ? { args } : {}) };
+  });
+  for (const text of communicate) items.push({ kind: 'communicate', weight: 1, text });
+  if (items.length === 0) for (const name of writeTools) items.push({ kind: 'no-call', weight: 1, name });
+  return items;
+}

@@ -1,0 +1,37 @@
+import type { EnvDetail, EnvSummary } from '../contract';
+import type { ComputeClient } from './compute/client';
+import type { EventBus } from './events';
+import type { HomePaths } from './home';
+import type { JobQueue } from './jobs/queue';
+import type { Store } from './store';
+
+/** What the environments side offers the handlers (implemented over envs/registry). */
+export interface ToolCallResult {
+  observation: string;
+  ok: boolean;
+  wallMs: number;
+}
+
+export interface EnvCatalog {
+  /** Registered ids, without building anything. */
+  ids(): string[];
+  list(): Promise<EnvSummary[]>;
+  get(id: string): Promise<EnvDetail | null>;
+  /** One tool call in a fresh episode (the GUI console); null for an unknown env. */
+  call(id: string, tool: string, args: Record<string, unknown>, taskId?: string): Promise<ToolCallResult | null>;
+}
+
+/** Everything a handler may use; built once by the host. */
+export interface EngineServices {
+  paths: HomePaths;
+  store: Store;
+  jobs: JobQueue;
+  compute: ComputeClient;
+  events: EventBus;
+  envs: EnvCatalog;
+}
+
+/** Per-request facts from the transport. */
+export interface RequestContext {
+  transport: 'ipc' | 'websocket' | 'in-process';
+}

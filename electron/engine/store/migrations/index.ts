@@ -1,0 +1,10 @@
+import * as m001 from './001-initial';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+/** Every migration in order. A new schema change is a new file plus one line here. */
+export const migrations: Migration[] = [m001];

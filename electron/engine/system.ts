@@ -1,0 +1,45 @@
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import type { ProviderStatus, SystemInfo } from '../contract';
+import type { ComputeClient } from './compute/client';
+import type { Db } from './store';
+
+const require = createRequire(import.meta.url);
+
+function packageVersion(): string {
+  try {
+    return (require('../../package.json') as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * Facts about this machine and build. Providers are probed in the compute worker, where ORT
+ * runs, so the list says what a training job will actually get.
+ */
+export async function systemInfo(args: { compute: ComputeClient; db: Db; dataHome: string; transport: SystemInfo['transport'] }): Promise<SystemInfo> {
+  const [providers, onnxruntime] = await Promise.all([args.compute.call('providers', {}), args.compute.call('ortVersion', {})]);
+  const sqlite = args.db.prepare('SELECT sqlite_version()').pluck().get() as string;
+  return {
+    app: { name: 'EnvACE Workbench', version: packageVersion() },
+    versions: {
+      node: process.versions.node,
+      v8: process.versions.v8,
+      electron: process.versions.electron ?? null,
+      onnxruntime,
+      sqlite,
+    },
+    providers: providers.map((p): ProviderStatus => ({
+      name: p.provider,
+      available: p.available,
+      detail: p.available ? 'loaded' : (p.detail ?? 'not available'),
+    })),
+    dataHome: args.dataHome,
+    cpuCount: os.availableParallelism?.() ?? os.cpus().length,
+    totalMemoryBytes: os.totalmem(),
+    platform: process.platform,
+    arch: process.arch,
+    transport: args.transport,
+  };
+}

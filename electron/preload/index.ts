@@ -1,0 +1,4 @@
+import { contextBridge, ipcRenderer } from 'electron';
+import { buildBridge } from './bridge';
+
+contextBridge.exposeInMainWorld('workbench', buildBridge(ipcRenderer));

@@ -1,0 +1,123 @@
+// Train-step throughput for the presets: tokens/s, model FLOP utilisation against a GEMM peak
+// measured in the same run, peak RSS, and (when PyTorch is importable) the ratio against a PyTorch
+// train step of the identical model with the same thread count. Figures, never pass/fail.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Graph } from '../graph/builder';
+import * as F from '../graph/functional';
+import { compileGraph } from '../graph/passes';
+import { PRESETS, type PresetName } from '../presets';
+import { createSession, ort } from '../runtime/session';
+import { Trainer } from '../trainer';
+import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
+
+export interface TrainBenchOptions {
+  presets?: PresetName[];
+  batch?: number;
+  seqLen?: number;
+  /** Timed steps per preset (after one warm-up step); the median is reported. */
+  steps?: number;
+  /** ORT intra-op threads and torch.set_num_threads; default: ORT's choice / all cores. */
+  threads?: number;
+  /** Run the PyTorch reference when /usr/bin/python3 can import torch (default true). */
+  torch?: boolean;
+  pythonPath?: string;
+}
+
+export interface TrainBenchResult {
+  preset: string;
+  params: number;
+  batch: number;
+  seqLen: number;
+  medianStepMs: number;
+  tokensPerSec: number;
+  /** Model FLOPs per trained token: 6·(matmul params) + 12·L·H·D·T (attention). */
+  flopsPerToken: number;
+  achievedGflops: number;
+  gemmPeakGflops: number;
+  mfu: number;
+  peakRssMb: number;
+  torch?: { medianStepMs: number; tokensPerSec: number; peakRssMb: number } | { error: string };
+  /** Our tokens/s over PyTorch's. */
+  ratioVsTorch?: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export function trainFlopsPerToken(c: ModelConfig, seqLen: number): number {
+  const matmulParams = paramSpecs(c)
+    .filter((s) => s.shape.length === 2 && s.name !== 'model.embed_tokens.weight')
+    .reduce((n, s) => n + s.shape[0] * s.shape[1], 0) + (c.tiedEmbeddings ? c.vocabSize * c.dModel : 0);
+  return 6 * matmulParams + 12 * c.nLayers * c.nHeads * headDim(c) * seqLen;
+}
+
+/** Median GFLOP/s of an ORT float32 MatMul [n,n]x[n,n] on the CPU provider. */
+export async function measureGemmPeak(n = 1024, repeats = 5, threads?: number): Promise<number> {
+  const g = new Graph('gemm_peak');
+  g.output(F.matmul(g.input('a', 'float32', [n, n]), g.input('b', 'float32', [n, n])), 'c');
+  const { session } = await createSession(compileGraph(g), { intraOpThreads: threads });
+  const data = new Float32Array(n * n).map((_, i) => ((i * 7919) % 1000) / 1000);
+  const feeds = { a: new ort.Tensor('float32', data, [n, n]), b: new ort.Tensor('float32', data, [n, n]) };
+  await session.run(feeds);
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    await session.run(feeds);
+    times.push(performance.now() - t0);
+  }
+  await session.release();
+  return (2 * n ** 3) / (median(times) / 1000) / 1e9;
+}
+
+function torchReference(c: ModelConfig, o: Required<Omit<TrainBenchOptions, 'presets' | 'threads'>> & { threads: number }): TrainBenchResult['torch'] {
+  const script = fileURLToPath(new URL('../../test/bench/torch_train_step.py', import.meta.url));
+  const r = spawnSync(o.pythonPath, [script, JSON.stringify(c), String(o.batch), String(o.seqLen), String(o.steps), String(o.threads)], { encoding: 'utf8' });
+  if (r.status !== 0) return { error: (r.stderr || r.error?.message || 'torch reference failed').trim().split('\n').pop()! };
+  const j = JSON.parse(r.stdout.trim().split('\n').pop()!) as { median_step_ms: number; tokens_per_sec: number; peak_rss_mb: number };
+  return { medianStepMs: j.median_step_ms, tokensPerSec: j.tokens_per_sec, peakRssMb: j.peak_rss_mb };
+}
+
+export async function benchTrain(opts: TrainBenchOptions = {}): Promise<TrainBenchResult[]> {
+  const o = { presets: ['tiny', 'small'] as PresetName[], batch: 8, seqLen: 256, steps: 3, torch: true, pythonPath: '/usr/bin/python3', ...opts };
+  const threads = o.threads ?? (await import('node:os')).availableParallelism();
+  const peak = await measureGemmPeak(1024, 5, o.threads);
+  const results: TrainBenchResult[] = [];
+  for (const name of o.presets) {
+    const c = PRESETS[name];
+    const trainer = await Trainer.create({ config: c, objective: { sft: { aggregation: 'token-mean' } }, session: { intraOpThreads: o.threads }, seed: 0 });
+    const rows = Array.from({ length: o.batch }, (_, b) => Array.from({ length: o.seqLen + 1 }, (_, i) => (b * 131 + i * 17) % c.vocabSize));
+    const batch = { tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) };
+    await trainer.trainStep(batch);
+    const times: number[] = [];
+    for (let i = 0; i < o.steps; i++) {
+      const t0 = performance.now();
+      await trainer.trainStep(batch);
+      times.push(performance.now() - t0);
+    }
+    await trainer.release();
+    const stepMs = median(times);
+    const tokensPerSec = (o.batch * o.seqLen) / (stepMs / 1000);
+    const flopsPerToken = trainFlopsPerToken(c, o.seqLen);
+    const achievedGflops = (tokensPerSec * flopsPerToken) / 1e9;
+    const result: TrainBenchResult = {
+      preset: name,
+      params: paramSpecs(c).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
+      batch: o.batch,
+      seqLen: o.seqLen,
+      medianStepMs: stepMs,
+      tokensPerSec,
+      flopsPerToken,
+      achievedGflops,
+      gemmPeakGflops: peak,
+      mfu: achievedGflops / peak,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+    if (o.torch) {
+      const ref = torchReference(c, { ...o, threads });
+      result.torch = ref;
+      if (ref && 'tokensPerSec' in ref) result.ratioVsTorch = tokensPerSec / ref.tokensPerSec;
+    }
+    results.push(result);
+  }
+  return results;
+}

@@ -1,0 +1,173 @@
+// A Hugging Face-named Llama / Qwen2 / Qwen3 model → GGUF, laid out as llama.cpp's converter lays it out:
+// its tensor names, its metadata keys, the byte-level BPE tokenizer as `tokenizer.ggml.*` (model "gpt2").
+//
+// One real transformation: llama.cpp's "llama" architecture applies RoPE to adjacent pairs (x[2j], x[2j+1]),
+// while HF Llama rotates (x[j], x[j + D/2]). The rows of q_proj and k_proj are therefore reordered per head so
+// that the same pairs meet (`permuteForInterleavedRope`). Qwen2 / Qwen3 use the half-split rotation in
+// llama.cpp too, so their weights are copied as they are.
+
+import type { HostTensor } from './dtype';
+import { bf16ToFloat32, f16ToFloat32, float32ToF16 } from './half';
+import { type HfModelShape, architectureFor } from './hf-config';
+import { checkHfWeights } from './hf-tensors';
+import { describeProblems } from './tensor-spec';
+import { SPLIT_PATTERN } from '../tokenizer/byte-level';
+import { GgufError, type GgufFile, type GgufTensor, type GgufValue, gguf } from './gguf';
+
+/** What the exporter needs from a tokenizer: its tokenizer.json and special-token roles. */
+export interface GgufTokenizerSource {
+  json: { model: Record<string, unknown>; added_tokens: { id: number; content: string; special: boolean }[]; pre_tokenizer?: unknown };
+  chatTemplate?: string;
+  bosTokenId?: number;
+  eosTokenId?: number;
+  padTokenId?: number;
+}
+
+export interface GgufExportInput {
+  shape: HfModelShape;
+  /** HF names; F32 (F16 / BF16 are widened first). */
+  weights: ReadonlyMap<string, HostTensor>;
+  tokenizer: GgufTokenizerSource;
+  name?: string;
+  /** Storage of matrices; norms and biases stay F32 as llama.cpp expects. Default F32. */
+  dtype?: 'F32' | 'F16';
+}
+
+const GGUF_ARCH = { LlamaForCausalLM: 'llama', Qwen2ForCausalLM: 'qwen2', Qwen3ForCausalLM: 'qwen3' } as const;
+
+/** llama.cpp token types. */
+const TOKEN_TYPE = { normal: 1, control: 3, userDefined: 4, unused: 5 } as const;
+
+/**
+ * Reorder the rows of a [nHeads * D, in] projection so that each head's rows j and j + D/2 become rows
+ * 2j and 2j + 1: half-split RoPE pairs → interleaved RoPE pairs.
+ */
+export function permuteForInterleavedRope(weight: Float32Array, nHeads: number, rowsPerHead: number, cols: number): Float32Array {
+  if (rowsPerHead % 2 !== 0) throw new GgufError('BAD_TENSOR', `RoPE head dim ${rowsPerHead} is odd`);
+  if (weight.length !== nHeads * rowsPerHead * cols) throw new GgufError('BAD_TENSOR', `projection has ${weight.length} values, expected ${nHeads * rowsPerHead * cols}`);
+  const out = new Float32Array(weight.length);
+  const half = rowsPerHead / 2;
+  for (let h = 0; h < nHeads; h++) {
+    for (let j = 0; j < half; j++) {
+      for (let s = 0; s < 2; s++) {
+        const from = (h * rowsPerHead + s * half + j) * cols;
+        const to = (h * rowsPerHead + 2 * j + s) * cols;
+        out.set(weight.subarray(from, from + cols), to);
+      }
+    }
+  }
+  return out;
+}
+
+function asFloat32(name: string, t: HostTensor): Float32Array {
+  if (t.dtype === 'F32') return t.data as Float32Array;
+  if (t.dtype === 'F16') return f16ToFloat32(t.data as Uint16Array);
+  if (t.dtype === 'BF16') return bf16ToFloat32(t.data as Uint16Array);
+  throw new GgufError('BAD_TENSOR', `tensor "${name}" is ${t.dtype}; GGUF export takes float weights`);
+}
+
+function preTokenizerName(preTokenizer: unknown): string {
+  const p = preTokenizer as { type?: string; use_regex?: boolean; pretokenizers?: { type?: string; pattern?: { Regex?: string } }[] } | null;
+  if (p?.type === 'ByteLevel' && p.use_regex !== false) return 'gpt-2';
+  const split = p?.type === 'Sequence' ? p.pretokenizers?.find((x) => x.type === 'Split') : undefined;
+  // Our own split pattern is Qwen2's, which llama.cpp knows as pre-tokenizer "qwen2".
+  if (split?.pattern?.Regex === SPLIT_PATTERN) return 'qwen2';
+  throw new GgufError('BAD_VALUE', 'the tokenizer\'s pre-tokenizer has no llama.cpp equivalent known to this exporter (expected GPT-2 ByteLevel or the Qwen2 split)');
+}
+
+function tokenizerMetadata(tok: GgufTokenizerSource, vocabSize: number): [string, GgufValue][] {
+  const model = tok.json.model;
+  if (model.type !== 'BPE') throw new GgufError('BAD_VALUE', `GGUF "gpt2" tokenizers are BPE; this one is ${String(model.type)}`);
+  const tokens: string[] = new Array(vocabSize);
+  const types: number[] = new Array(vocabSize).fill(TOKEN_TYPE.normal);
+  for (const [token, id] of Object.entries(model.vocab as Record<string, number>)) {
+    if (id >= vocabSize) throw new GgufError('BAD_VALUE', `token id ${id} does not fit the model's vocabulary of ${vocabSize}`);
+    tokens[id] = token;
+  }
+  for (const t of tok.json.added_tokens) {
+    if (t.id >= vocabSize) throw new GgufError('BAD_VALUE', `token id ${t.id} does not fit the model's vocabulary of ${vocabSize}`);
+    tokens[t.id] = t.content;
+    types[t.id] = t.special ? TOKEN_TYPE.control : TOKEN_TYPE.userDefined;
+  }
+  // Rows of a padded embedding that no token uses, named as llama.cpp's converter names them.
+  for (let i = 0; i < vocabSize; i++) {
+    if (tokens[i] === undefined) {
+      tokens[i] = `[PAD${i}]`;
+      types[i] = TOKEN_TYPE.unused;
+    }
+  }
+  const merges = (model.merges as (string | [string, string])[]).map((m) => (Array.isArray(m) ? `${m[0]} ${m[1]}` : m));
+  const meta: [string, GgufValue][] = [
+    ['tokenizer.ggml.model', gguf.str('gpt2')],
+    ['tokenizer.ggml.pre', gguf.str(preTokenizerName(tok.json.pre_tokenizer))],
+    ['tokenizer.ggml.tokens', gguf.array('string', tokens)],
+    ['tokenizer.ggml.token_type', gguf.array('i32', types)],
+    ['tokenizer.ggml.merges', gguf.array('string', merges)],
+  ];
+  if (tok.bosTokenId !== undefined) meta.push(['tokenizer.ggml.bos_token_id', gguf.u32(tok.bosTokenId)]);
+  if (tok.eosTokenId !== undefined) meta.push(['tokenizer.ggml.eos_token_id', gguf.u32(tok.eosTokenId)]);
+  if (tok.padTokenId !== undefined) meta.push(['tokenizer.ggml.padding_token_id', gguf.u32(tok.padTokenId)]);
+  meta.push(['tokenizer.ggml.add_bos_token', gguf.bool(false)]);
+  if (tok.chatTemplate !== undefined) meta.push(['tokenizer.chat_template', gguf.str(tok.chatTemplate)]);
+  return meta;
+}
+
+/** HF tensor name → GGUF tensor name for one model. */
+function ggufTensorNames(s: HfModelShape): [string, string][] {
+  const pairs: [string, string][] = [['model.embed_tokens.weight', 'token_embd.weight']];
+  for (let i = 0; i < s.nLayers; i++) {
+    const hf = `model.layers.${i}`;
+    const g = `blk.${i}`;
+    pairs.push([`${hf}.input_layernorm.weight`, `${g}.attn_norm.weight`]);
+    for (const [p, q] of [['q_proj', 'attn_q'], ['k_proj', 'attn_k'], ['v_proj', 'attn_v']]) {
+      pairs.push([`${hf}.self_attn.${p}.weight`, `${g}.${q}.weight`]);
+      if (s.qkvBias) pairs.push([`${hf}.self_attn.${p}.bias`, `${g}.${q}.bias`]);
+    }
+    if (s.qkNorm) {
+      pairs.push([`${hf}.self_attn.q_norm.weight`, `${g}.attn_q_norm.weight`]);
+      pairs.push([`${hf}.self_attn.k_norm.weight`, `${g}.attn_k_norm.weight`]);
+    }
+    pairs.push([`${hf}.self_attn.o_proj.weight`, `${g}.attn_output.weight`]);
+    pairs.push([`${hf}.post_attention_layernorm.weight`, `${g}.ffn_norm.weight`]);
+    for (const [p, q] of [['gate_proj', 'ffn_gate'], ['up_proj', 'ffn_up'], ['down_proj', 'ffn_down']]) pairs.push([`${hf}.mlp.${p}.weight`, `${g}.${q}.weight`]);
+  }
+  pairs.push(['model.norm.weight', 'output_norm.weight']);
+  if (!s.tiedEmbeddings) pairs.push(['lm_head.weight', 'output.weight']);
+  return pairs;
+}
+
+export function hfToGguf(input: GgufExportInput): Omit<GgufFile, 'version'> {
+  const { shape: s, weights } = input;
+  const problems = checkHfWeights(weights, s);
+  if (problems.length > 0) throw new GgufError('BAD_TENSOR', `weights do not match the model: ${describeProblems(problems)}`);
+  const arch = GGUF_ARCH[architectureFor(s)];
+  const dtype = input.dtype ?? 'F32';
+  const metadata = new Map<string, GgufValue>([
+    ['general.architecture', gguf.str(arch)],
+    ['general.name', gguf.str(input.name ?? 'envace-model')],
+    ['general.file_type', gguf.u32(dtype === 'F16' ? 1 : 0)],
+    [`${arch}.vocab_size`, gguf.u32(s.vocabSize)],
+    [`${arch}.context_length`, gguf.u32(s.maxSeqLen)],
+    [`${arch}.embedding_length`, gguf.u32(s.dModel)],
+    [`${arch}.block_count`, gguf.u32(s.nLayers)],
+    [`${arch}.feed_forward_length`, gguf.u32(s.dFf)],
+    [`${arch}.attention.head_count`, gguf.u32(s.nHeads)],
+    [`${arch}.attention.head_count_kv`, gguf.u32(s.nKvHeads)],
+    [`${arch}.attention.key_length`, gguf.u32(s.headDim)],
+    [`${arch}.attention.value_length`, gguf.u32(s.headDim)],
+    [`${arch}.attention.layer_norm_rms_epsilon`, gguf.f32(s.normEps)],
+    [`${arch}.rope.dimension_count`, gguf.u32(s.headDim)],
+    [`${arch}.rope.freq_base`, gguf.f32(s.ropeTheta)],
+    ...tokenizerMetadata(input.tokenizer, s.vocabSize),
+  ]);
+
+  const tensors: GgufTensor[] = ggufTensorNames(s).map(([hfName, name]) => {
+    const t = weights.get(hfName)!;
+    let data = asFloat32(hfName, t);
+    if (arch === 'llama' && hfName.endsWith('self_attn.q_proj.weight')) data = permuteForInterleavedRope(data, s.nHeads, s.headDim, s.dModel);
+    if (arch === 'llama' && hfName.endsWith('self_attn.k_proj.weight')) data = permuteForInterleavedRope(data, s.nKvHeads, s.headDim, s.dModel);
+    if (dtype === 'F16' && t.shape.length >= 2) return { name, type: 'F16', shape: t.shape, data: float32ToF16(data) };
+    return { name, type: 'F32', shape: t.shape, data };
+  });
+  return { metadata, tensors };
+}

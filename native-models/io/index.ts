@@ -1,0 +1,22 @@
+// Public API of native-models/io: re-exports only.
+export { DTYPES, elementCount, formatShape, isDtype } from './dtype';
+export type { Dtype, HostTensor, TensorData } from './dtype';
+export { bf16ToFloat32, f16ToFloat32, float32ToBf16, float32ToF16 } from './half';
+export { MAX_HEADER_BYTES, SafetensorsError, decodeSafetensors, encodeSafetensors, readSafetensors, writeSafetensors } from './safetensors';
+export type { ReadOptions, Safetensors, SafetensorsErrorCode, TensorInput, TensorMap } from './safetensors';
+export { readHfWeights, readShardedSafetensors } from './sharded';
+export { AtomicWriteError, recoverAtomicDir, writeDirAtomic, writeDirAtomicSync } from './atomic';
+export { checkTensorsAgainstSpec, describeProblems } from './tensor-spec';
+export type { SpecProblem, TensorSpec } from './tensor-spec';
+export { CHECKPOINT_VERSION, CheckpointError, loadCheckpoint, saveCheckpoint } from './checkpoint';
+export type { Checkpoint, CheckpointErrorCode, CheckpointInput, OptimizerMoments } from './checkpoint';
+export { HfConfigError, SUPPORTED_ARCHITECTURES, architectureFor, parseHfConfig, readHfConfig, toGenerationConfig, toHfConfig, writeHfConfig } from './hf-config';
+export type { GenerationDefaults, HfArchitecture, HfExportOptions, HfModelShape } from './hf-config';
+export { LORA_TARGETS, checkHfWeights, expectedHfTensors, expectedLoraTensors, hfParameterCount, projectionShapes } from './hf-tensors';
+export type { LoraShape, LoraTarget } from './hf-tensors';
+export { exportHfFolder, exportLoraAdapter, importHfModel, isHfModelFolder } from './hf-folder';
+export type { ExportableTokenizer, HfExportInput, HfModel, LoraExportInput } from './hf-folder';
+export { GgufError, decodeGguf, encodeGguf, gguf, writeGguf } from './gguf';
+export type { GgmlType, GgufFile, GgufTensor, GgufValue } from './gguf';
+export { hfToGguf, permuteForInterleavedRope } from './gguf-export';
+export type { GgufExportInput, GgufTokenizerSource } from './gguf-export';

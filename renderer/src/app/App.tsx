@@ -1,0 +1,67 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { DashboardView } from '../views/dashboard/DashboardView';
+import { EnvsView } from '../views/envs/EnvsView';
+import { MemoryView } from '../views/memory/MemoryView';
+import { NewRunView } from '../views/new-run/NewRunView';
+import { EvaluateView, ExportView } from '../views/pending/PendingView';
+import { RunsView } from '../views/runs/RunsView';
+import { SystemView } from '../views/system/SystemView';
+import { TrajectoriesView } from '../views/trajectories/TrajectoriesView';
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { ConnectionBanner } from './ConnectionBanner';
+import { type Route } from './routes';
+import { Sidebar } from './Sidebar';
+import { useHashRoute } from './useHashRoute';
+
+function renderView(route: Route): ReactNode {
+  switch (route.view) {
+    case 'runs':
+      return <RunsView />;
+    case 'new':
+      return <NewRunView />;
+    case 'dashboard':
+      return <DashboardView runId={route.params.run} />;
+    case 'trajectories':
+      return <TrajectoriesView runId={route.params.run} rolloutId={route.params.rollout} />;
+    case 'memory':
+      return <MemoryView memoryId={route.params.id} />;
+    case 'evaluate':
+      return <EvaluateView />;
+    case 'export':
+      return <ExportView />;
+    case 'envs':
+      return <EnvsView selected={route.params.id} />;
+    case 'system':
+      return <SystemView />;
+  }
+}
+
+/** The shell: skip link, sidebar, connection banner, and the routed view. */
+export function App() {
+  const route = useHashRoute();
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  // Move focus to the new view on navigation, so keyboard and screen-reader users land in it.
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [route.view]);
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main" onClick={(e) => (e.preventDefault(), main.current?.focus())}>
+        Skip to content
+      </a>
+      <Sidebar current={route.view} />
+      <div className="content">
+        <ConnectionBanner />
+        <main id="main" ref={main} tabIndex={-1} data-view={route.view}>
+          <ErrorBoundary resetKey={`${route.view}?${JSON.stringify(route.params)}`}>{renderView(route)}</ErrorBoundary>
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import { routeHref } from '../../app/routes';
+import { navigate } from '../../app/useHashRoute';
+import { LineChart } from '../../charts/LineChart';
+import { orderKeys } from '../../charts/series';
+import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
+import { PageHeader } from '../../components/PageHeader';
+import { StatusBadge } from '../../components/StatusBadge';
+import { formatDuration } from '../../format/units';
+import { useCall } from '../../hooks/useCall';
+import { useThrottledEvents } from '../../hooks/useEvents';
+import { useRunMetrics } from '../../hooks/useRunMetrics';
+
+function RunPicker({ runId }: { runId?: string }) {
+  const runs = useCall('runs.list', { limit: 200 });
+  if (!runs.data) return null;
+  return (
+    <label className="field-inline">
+      <span>Run</span>
+      <select value={runId ?? ''} onChange={(e) => navigate(routeHref('dashboard', { run: e.target.value }))} data-testid="dashboard-run">
+        <option value="" disabled>
+          choose a run…
+        </option>
+        {runs.data.items.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.name} ({r.id})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function RunHeader({ runId }: { runId: string }) {
+  const run = useCall('runs.get', { id: runId });
+  useThrottledEvents(['run.status', 'run.progress'], run.reload, 1000);
+  if (run.error) return <ErrorNotice error={run.error} onRetry={run.reload} />;
+  if (!run.data) return null;
+  const r = run.data;
+  return (
+    <div className="card row" style={{ marginBottom: 16, justifyContent: 'space-between' }}>
+      <span className="row">
+        <strong>{r.name}</strong> <StatusBadge status={r.status} /> <code>{r.algo}</code> on <strong>{r.env}</strong> · {r.model}
+      </span>
+      <span className="progress-cell">
+        <progress max={1} value={r.totalSteps ? r.currentStep / r.totalSteps : 0} aria-label="training progress" />
+        <span className="numeric">
+          step {r.currentStep}/{r.totalSteps}
+        </span>
+        {r.etaMs !== null && r.status === 'running' && <span className="muted">ETA {formatDuration(r.etaMs)}</span>}
+      </span>
+      {r.error && <p className="notice notice-error">{r.error}</p>}
+    </div>
+  );
+}
+
+/** Live curves of one run: stored history plus run.metrics as it arrives, smoothing, log-x, hover values. */
+export function DashboardView({ runId }: { runId?: string }) {
+  const [smoothing, setSmoothing] = useState(0.6);
+  const [logX, setLogX] = useState(false);
+  const metrics = useRunMetrics(runId);
+  const keys = orderKeys(Object.keys(metrics.series));
+
+  return (
+    <>
+      <PageHeader title="Dashboard" subtitle="Reward, success, loss terms and throughput, live while a run trains" actions={<RunPicker runId={runId} />} />
+      {!runId && (
+        <EmptyState title="Pick a run" testId="dashboard-pick">
+          <p>Choose a run above, or open one from the Runs table, to see its curves.</p>
+        </EmptyState>
+      )}
+      {runId && <RunHeader runId={runId} />}
+      {runId && metrics.error ? <ErrorNotice error={metrics.error} onRetry={metrics.reload} /> : null}
+      {runId && metrics.loading && <Loading what="metrics" />}
+      {runId && !metrics.loading && !metrics.error && keys.length === 0 && (
+        <EmptyState title="No metrics yet" testId="dashboard-no-metrics">
+          <p>
+            This run has not written any metrics. Curves appear here live as soon as training writes its first step (training arrives with the
+            algorithms issue).
+          </p>
+        </EmptyState>
+      )}
+      {keys.length > 0 && (
+        <>
+          <div className="chart-controls">
+            <label className="field-inline">
+              <span>Smoothing</span>
+              <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} />
+              <span className="numeric">{smoothing.toFixed(2)}</span>
+            </label>
+            <label className="field-inline">
+              <input type="checkbox" checked={logX} onChange={(e) => setLogX(e.target.checked)} />
+              <span>log-scaled steps</span>
+            </label>
+            <a href={routeHref('trajectories', { run: runId })}>Trajectories of this run →</a>
+          </div>
+          <div className="chart-grid" data-testid="charts">
+            {keys.map((key) => (
+              <section key={key} className="card chart-card" data-metric={key}>
+                <h3>{key}</h3>
+                <LineChart metric={key} steps={metrics.series[key]!.steps} values={metrics.series[key]!.values} smoothing={smoothing} logX={logX} />
+              </section>
+            ))}
+          </div>
+        </>
+      )}
+    </>
+  );
+}

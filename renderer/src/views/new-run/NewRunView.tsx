@@ -1,0 +1,108 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { ContractError } from '../../../../electron/contract';
+import { useApi } from '../../api/context';
+import { navigate } from '../../app/useHashRoute';
+import { ErrorNotice } from '../../components/Notice';
+import { PageHeader } from '../../components/PageHeader';
+import { useCall } from '../../hooks/useCall';
+import { ConfigFieldRow } from './ConfigField';
+import { changedPaths, configFields, defaultValues, groups, serverIssues, validateForm, type FieldIssues, type FormValues } from './config-form';
+
+const fields = configFields();
+
+export function NewRunView() {
+  const api = useApi();
+  const envs = useCall('envs.list', {});
+  const envIds = useMemo(() => envs.data?.items.map((e) => e.id) ?? [], [envs.data]);
+  const [values, setValues] = useState<FormValues>(() => defaultValues(fields));
+  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [remoteIssues, setRemoteIssues] = useState<FieldIssues>({});
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const validation = useMemo(() => validateForm(fields, values), [values]);
+  const changed = useMemo(() => changedPaths(fields, values), [values]);
+  const localIssues = validation.ok ? {} : validation.issues;
+  const issueFor = (path: string) => remoteIssues[path] ?? (submitted || touched.has(path) ? localIssues[path] : undefined);
+  const issueCount = Object.keys(localIssues).length;
+
+  const update = (path: string, value: FormValues[string]) => {
+    setValues((v) => ({ ...v, [path]: value }));
+    setTouched((t) => new Set(t).add(path));
+    setRemoteIssues(({ [path]: _dropped, ...rest }) => rest);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSubmitted(true);
+    setError(null);
+    if (!validation.ok) {
+      document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      await api.call('runs.create', { config: validation.config });
+      navigate('#/runs');
+    } catch (e) {
+      if (e instanceof ContractError && e.issues) setRemoteIssues(serverIssues(fields, e.issues));
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label="New run configuration">
+      <PageHeader
+        title="New run"
+        subtitle="Every knob with its default. The config is checked against the same schema the engine uses."
+        actions={
+          <>
+            <button type="button" className="button" onClick={() => setValues(defaultValues(fields, { env: values.env ?? '' }))} disabled={changed.size === 0}>
+              Reset to defaults
+            </button>
+            <button type="submit" className="button button-primary" disabled={busy} data-testid="create-run">
+              {busy ? 'Creating…' : 'Create run'}
+            </button>
+          </>
+        }
+      />
+      <p className="notice notice-info">
+        Creating stores the run with its resolved config (status <em>created</em>). Training itself arrives with the algorithms issue; the run waits
+        in the Runs table until then.
+      </p>
+      {envs.data && envIds.length === 0 && (
+        <p className="notice notice-warn">
+          No environments are registered with this engine yet (they arrive with the environments issue), so the engine will refuse any environment
+          name for now.
+        </p>
+      )}
+      {submitted && issueCount > 0 && (
+        <p className="notice notice-error" role="alert">
+          {issueCount} field{issueCount === 1 ? ' needs' : 's need'} attention before the run can be created.
+        </p>
+      )}
+      {error ? <ErrorNotice error={error} /> : null}
+      {groups.map((group) => (
+        <fieldset key={group.id} className="card knob-group">
+          <legend>{group.title}</legend>
+          {fields
+            .filter((f) => f.group === group.id)
+            .map((field) => (
+              <ConfigFieldRow
+                key={field.path}
+                field={field}
+                value={values[field.path] ?? field.defaultValue}
+                issue={issueFor(field.path)}
+                changed={changed.has(field.path)}
+                envIds={envIds}
+                onChange={(v) => update(field.path, v)}
+              />
+            ))}
+        </fieldset>
+      ))}
+    </form>
+  );
+}

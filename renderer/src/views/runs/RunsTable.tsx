@@ -1,0 +1,100 @@
+import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
+import { useState } from 'react';
+import type { Run } from '../../../../electron/contract';
+import { routeHref } from '../../app/routes';
+import { RelativeTime } from '../../components/RelativeTime';
+import { StatusBadge } from '../../components/StatusBadge';
+import { formatDuration, formatPercent } from '../../format/units';
+
+const column = createColumnHelper<Run>();
+
+function Progress({ run }: { run: Run }) {
+  const fraction = run.totalSteps > 0 ? Math.min(1, run.currentStep / run.totalSteps) : 0;
+  const live = run.status === 'running' || run.status === 'queued';
+  return (
+    <div className="progress-cell">
+      <progress max={1} value={fraction} aria-label={`step ${run.currentStep} of ${run.totalSteps}`} />
+      <span className="numeric">
+        {run.currentStep}/{run.totalSteps}
+      </span>
+      {live && run.etaMs !== null && <span className="muted">ETA {formatDuration(run.etaMs)}</span>}
+    </div>
+  );
+}
+
+const columns = [
+  column.accessor('name', {
+    header: 'Name',
+    cell: (c) => (
+      <div className="name-cell">
+        <a href={routeHref('dashboard', { run: c.row.original.id })}>{c.getValue()}</a>
+        <span className="muted mono">{c.row.original.id}</span>
+      </div>
+    ),
+  }),
+  column.accessor('env', { header: 'Env' }),
+  column.accessor('algo', { header: 'Method', cell: (c) => <code>{c.getValue()}</code> }),
+  column.accessor('model', { header: 'Model' }),
+  column.accessor('status', { header: 'Status', cell: (c) => <StatusBadge status={c.getValue()} /> }),
+  column.accessor((run) => (run.totalSteps > 0 ? run.currentStep / run.totalSteps : 0), { id: 'progress', header: 'Progress', cell: (c) => <Progress run={c.row.original} /> }),
+  column.accessor('bestHeldoutSuccess', {
+    header: 'Best held-out',
+    cell: (c) => <span className="numeric">{formatPercent(c.getValue())}</span>,
+  }),
+  column.accessor('createdAt', { header: 'Created', cell: (c) => <RelativeTime time={c.getValue()} /> }),
+];
+
+/** The runs table: sortable columns (click or Enter on a header), one delete action per row. */
+export function RunsTable({ runs, onDelete }: { runs: Run[]; onDelete: (run: Run) => void }) {
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const table = useReactTable({
+    data: runs,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+    getRowId: (run) => run.id,
+  });
+
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="runs-table">
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => {
+                const sorted = header.column.getIsSorted();
+                return (
+                  <th key={header.id} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}>
+                    <button type="button" className="th-button" onClick={header.column.getToggleSortingHandler()}>
+                      {flexRender(header.column.columnDef.header, header.getContext())}
+                      <span aria-hidden="true">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
+                    </button>
+                  </th>
+                );
+              })}
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map((row) => (
+            <tr key={row.id} data-run-id={row.id}>
+              {row.getVisibleCells().map((cell) => (
+                <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
+              ))}
+              <td className="actions-cell">
+                <button type="button" className="button button-small button-quiet-danger" onClick={() => onDelete(row.original)} aria-label={`Delete run ${row.original.name}`}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+import type { Turn } from '../../../../electron/contract';
+import { ErrorNotice, Loading } from '../../components/Notice';
+import { formatNumber, formatPercent } from '../../format/units';
+import { useCall } from '../../hooks/useCall';
+import { observationDiff } from './observation-diff';
+
+const roleLabel: Record<Turn['role'], string> = {
+  prompt: 'prompt',
+  act: 'act',
+  rehearse: 'rehearse (imagined)',
+  env: 'env (real)',
+  memory: 'memory',
+};
+
+function RealityCheck({ turn }: { turn: Turn }) {
+  if (turn.realText === null) return null;
+  const diff = observationDiff(turn.text, turn.realText);
+  return (
+    <div className="reality-check">
+      <p className="muted">
+        Reality check ({diff.mode === 'json' ? 'structural JSON diff' : 'word diff'})
+        {turn.fidelity && (
+          <>
+            {' '}
+            · exact {turn.fidelity.exact ? 'yes' : 'no'} · JSON F1 {formatPercent(turn.fidelity.jsonF1)} · similarity {formatPercent(turn.fidelity.similarity)}
+          </>
+        )}
+      </p>
+      <div className="grid-2">
+        <div>
+          <p className="role role-rehearse">imagined</p>
+          <pre className="turn-text">{diff.parts.filter((p) => p.kind !== 'real').map((p, i) => (p.kind === 'imagined' ? <del key={i}>{p.text}</del> : <span key={i}>{p.text}</span>))}</pre>
+        </div>
+        <div>
+          <p className="role role-env">real</p>
+          <pre className="turn-text">{diff.parts.filter((p) => p.kind !== 'imagined').map((p, i) => (p.kind === 'real' ? <ins key={i}>{p.text}</ins> : <span key={i}>{p.text}</span>))}</pre>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** One rollout as a vertical timeline of turns coloured by role, with its checklist. */
+export function RolloutDetail({ id }: { id: number }) {
+  const rollout = useCall('trajectories.get', { id });
+  if (rollout.error) return <ErrorNotice error={rollout.error} onRetry={rollout.reload} />;
+  if (!rollout.data) return <Loading what={`rollout ${id}`} />;
+  const r = rollout.data;
+  return (
+    <section aria-labelledby="rollout-title" data-testid="rollout-detail">
+      <div className="card" style={{ marginBottom: 12 }}>
+        <h2 id="rollout-title">
+          Rollout {r.id} · task <code>{r.taskId}</code>
+        </h2>
+        <p className="muted">
+          {r.mode} · step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.success === null ? 'unscored' : r.success ? 'succeeded' : 'failed'} · {r.envCalls}{' '}
+          env calls ({formatNumber(r.envWallMs)} ms) · {formatNumber(r.tokens)} tokens
+        </p>
+        {r.checklist && (
+          <details>
+            <summary>
+              Checklist score {formatPercent(r.checklist.score)}
+              {r.checklist.formatError ? ' · format error (score 0)' : ''}
+            </summary>
+            <ul>
+              {r.checklist.items.map((item) => (
+                <li key={item.index}>
+                  {item.passed ? '✓' : '✗'} {item.description} <span className="muted">(weight {item.weight}{item.detail ? `; ${item.detail}` : ''})</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
+      </div>
+      <p className="legend" aria-label="Role colours">
+        {(['prompt', 'act', 'rehearse', 'env', 'memory'] as const).map((role) => (
+          <span key={role} className={`role role-${role}`}>
+            ■ {roleLabel[role]}
+          </span>
+        ))}
+      </p>
+      <ol className="timeline">
+        {r.turns.map((turn) => (
+          <li key={turn.index} className={`turn turn-${turn.role}`} data-role={turn.role}>
+            <div className="turn-head">
+              <span className={`role role-${turn.role}`}>{roleLabel[turn.role]}</span>
+              <span>#{turn.index}</span>
+              {turn.tokenIds && <span>{turn.tokenIds.length} tokens</span>}
+            </div>
+            <pre className="turn-text">{turn.text}</pre>
+            <RealityCheck turn={turn} />
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

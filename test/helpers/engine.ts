@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EnvDetail } from '../../electron/contract';
+import { createEngine, type Engine } from '../../electron/engine/host';
+import type { EnvCatalog } from '../../electron/engine/services';
+
+export function tempHome(prefix = 'envace-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A one-environment catalog for contract tests that must not depend on the real envs. */
+export const testCatalog: EnvCatalog = (() => {
+  const env: EnvDetail = {
+    id: 'contract-test',
+    description: 'an environment used only by contract tests',
+    track: 'scratch',
+    toolCount: 1,
+    taskCounts: { train: 2, heldout: 1, ood: 0 },
+    tools: [{ name: 'echo', description: 'echo the text', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }],
+  };
+  const { tools: _tools, ...summary } = env;
+  return {
+    ids: () => [env.id],
+    list: async () => [summary],
+    get: async (id) => (id === env.id ? env : null),
+    // Echo is the whole tool: enough to prove the call crosses every transport.
+    call: async (id, tool, args) => (id !== env.id ? null : tool === 'echo' ? { observation: String(args.text), ok: true, wallMs: 0 } : { observation: `Error: Tool '${tool}' not found`, ok: false, wallMs: 0 }),
+  };
+})();
+
+export function testEngine(options: { envs?: EnvCatalog; home?: string } = {}): { engine: Engine; home: string; cleanup(): Promise<void> } {
+  const home = options.home ?? tempHome();
+  const engine = createEngine({ home, envs: options.envs ?? testCatalog, onInternalError: () => {} });
+  return {
+    engine,
+    home,
+    async cleanup() {
+      await engine.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { serve, ServeError, type RunningServer } from '../../../electron/server';
+import { resolveStatic } from '../../../electron/server/static';
+import { tempHome, testEngine } from '../../helpers/engine';
+
+let env: ReturnType<typeof testEngine>;
+let server: RunningServer;
+let staticDir: string;
+
+function get(pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: server.port, path: pathAndQuery, headers }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+  });
+}
+
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<'open' | number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers });
+    ws.on('open', () => {
+      ws.close();
+      resolve('open');
+    });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => {});
+  });
+}
+
+beforeAll(async () => {
+  env = testEngine();
+  staticDir = tempHome('envace-static-');
+  fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>workbench</title>');
+  fs.mkdirSync(path.join(staticDir, 'assets'));
+  fs.writeFileSync(path.join(staticDir, 'assets', 'app.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(env.home, 'secret.txt'), 'do not serve');
+  server = await serve({ engine: env.engine, staticDir, token: 'sesame-token' });
+});
+
+afterAll(async () => {
+  await server.close();
+  await env.cleanup();
+  fs.rmSync(staticDir, { recursive: true, force: true });
+});
+
+describe('web mode', () => {
+  it('binds loopback only and refuses any other host', async () => {
+    expect(server.host).toBe('127.0.0.1');
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=sesame-token`);
+    await expect(serve({ engine: env.engine, staticDir, host: '0.0.0.0' })).rejects.toThrow(ServeError);
+    await expect(serve({ engine: env.engine, staticDir, host: '192.168.1.10' })).rejects.toThrow(/loopback only/);
+  });
+
+  it('refuses the page and assets without the token', async () => {
+    expect((await get('/')).status).toBe(401);
+    expect((await get('/assets/app.js')).status).toBe(401);
+    expect((await get('/?token=wrong')).status).toBe(401);
+  });
+
+  it('serves the page with the token, sets the session cookie, and sends a strict CSP', async () => {
+    const page = await get('/?token=sesame-token');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>workbench</title>');
+    expect(String(page.headers['set-cookie'])).toMatch(/envace_token=sesame-token; HttpOnly; SameSite=Strict/);
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'self'.*script-src 'self'/);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const asset = await get('/assets/app.js', { Cookie: 'envace_token=sesame-token' });
+    expect(asset).toMatchObject({ status: 200, body: 'console.log(1)' });
+  });
+
+  it('refuses a foreign Host header (DNS rebinding) even with the token', async () => {
+    expect((await get('/?token=sesame-token', { Host: 'evil.example:80' })).status).toBe(403);
+  });
+
+  it('never serves files outside the renderer folder', async () => {
+    for (const attempt of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/%00index.html']) {
+      const res = await get(`${attempt}?token=sesame-token`);
+      expect(res.body).not.toContain('do not serve');
+    }
+    expect(resolveStatic(staticDir, '/../../etc/passwd')).toBeNull();
+    expect(resolveStatic(staticDir, '/%2e%2e%2fetc%2fpasswd')).toBeNull();
+  });
+
+  it('opens the contract socket only with the token and from our own origin', async () => {
+    const base = `ws://127.0.0.1:${server.port}/api`;
+    expect(await upgrade(base)).toBe(401);
+    expect(await upgrade(`${base}?token=nope`)).toBe(401);
+    expect(await upgrade(`${base}?token=sesame-token`, { Origin: 'http://evil.example' })).toBe(403);
+    expect(await upgrade(`${base}?token=sesame-token`)).toBe('open');
+    expect(await upgrade(base, { Cookie: 'envace_token=sesame-token', Origin: `http://127.0.0.1:${server.port}` })).toBe('open');
+  });
+});

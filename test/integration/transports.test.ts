@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ContractError, createClient, methodNames, type MethodName, type Transport, type WorkbenchApi } from '../../electron/contract';
+import type { Engine } from '../../electron/engine/host';
+import { inProcessTransport } from '../../electron/engine/in-process';
+import { EngineLink, type FromEngine, type ToEngine } from '../../electron/main/engine-link';
+import { handleInvoke } from '../../electron/main/ipc-router';
+import { buildBridge, type IpcLike } from '../../electron/preload/bridge';
+import { serve, type RunningServer } from '../../electron/server';
+import { createIpcTransport } from '../../renderer/src/api/ipc-transport';
+import { createWebSocketTransport } from '../../renderer/src/api/websocket-transport';
+import { testEngine } from '../helpers/engine';
+
+/**
+ * The desktop path without the Electron binary: preload bridge → IPC router (sender check) →
+ * engine link → engine, with every hop through structuredClone as Electron's IPC would.
+ */
+function ipcShapedTransport(engine: Engine): Transport {
+  const clone = <T>(v: T): T => structuredClone(v);
+  const link = new EngineLink((message: ToEngine) => {
+    const copy = clone(message);
+    queueMicrotask(async () => {
+      const result = await engine.dispatch(copy.method, copy.input, { transport: 'ipc' });
+      link.receive(clone({ type: 'response', id: copy.id, result } satisfies FromEngine), () => {});
+    });
+  });
+  const listeners = new Set<(event: unknown, ...args: unknown[]) => void>();
+  engine.subscribe((event, payload) => listeners.forEach((l) => l({}, event, clone(payload))));
+  const ipc: IpcLike = {
+    invoke: async (_channel, method, input) =>
+      clone(await handleInvoke({ senderFrame: { url: 'app://workbench/index.html', parent: null } as never }, clone(method), clone(input), (m, i) => link.request(m, i))),
+    on: (_channel, listener) => listeners.add(listener),
+    removeListener: (_channel, listener) => listeners.delete(listener),
+  };
+  return createIpcTransport(buildBridge(ipc));
+}
+
+let env: ReturnType<typeof testEngine>;
+let server: RunningServer;
+let ws: ReturnType<typeof createWebSocketTransport>;
+const transports: Array<[string, () => WorkbenchApi]> = [];
+let fixtures: { runId: string; rolloutId: number; memoryId: number };
+
+beforeAll(async () => {
+  env = testEngine();
+  server = await serve({ engine: env.engine, staticDir: 'out/renderer', token: 'test-token-123' });
+  ws = createWebSocketTransport(() => new WebSocket(`ws://127.0.0.1:${server.port}/api?token=test-token-123`) as never, { reconnectMs: 50 });
+  transports.push(['ipc', () => createClient(ipcShapedTransport(env.engine))], ['websocket', () => createClient(ws)], ['in-process', () => createClient(inProcessTransport(env.engine))]);
+
+  // Seed one of everything the read methods need, through the engine's own store.
+  const api = createClient(inProcessTransport(env.engine));
+  const run = await api.call('runs.create', { config: { env: 'contract-test', steps: 3 } });
+  const store = env.engine.services.store;
+  const [rolloutId] = store.writeStep({
+    runId: run.id,
+    step: 1,
+    metrics: { reward: 0.5, 'loss/policy': 1.25 },
+    rollouts: [
+      {
+        runId: run.id,
+        step: 1,
+        taskId: 't1',
+        env: 'contract-test',
+        mode: 'rehearse',
+        reward: 1,
+        success: true,
+        checklist: { score: 1, formatError: false, items: [{ index: 0, kind: 'answer', description: 'answer is 4', weight: 1, passed: true }] },
+        envCalls: 0,
+        envWallMs: 0,
+        tokens: 7,
+        turns: [
+          { role: 'prompt', text: 'what is 2+2', tokenIds: [1, 2, 3] },
+          { role: 'act', text: '<answer>4</answer>', tokenIds: [4, 5], logprobs: [-0.5, -0.25] },
+        ],
+      },
+    ],
+  });
+  const memory = store.memories.insert({
+    env: 'contract-test',
+    taskId: 't1',
+    runId: run.id,
+    structured: { rehearsals: [], consensus: { plan: [{ name: 'echo', arguments: { text: 'hi' } }], answer: '4' }, notes: '' },
+    text: 'consensus: echo',
+  });
+  fixtures = { runId: run.id, rolloutId, memoryId: memory.id };
+});
+
+afterAll(async () => {
+  ws?.close();
+  await server?.close();
+  await env?.cleanup();
+});
+
+/** A valid call for every method and what its answer must show; a new method without a case fails the suite. */
+const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
+  'system.info': async (api) => {
+    const info = await api.call('system.info');
+    expect(info.providers.find((p) => p.name === 'cpu')?.available).toBe(true);
+    expect(info.cpuCount).toBeGreaterThan(0);
+  },
+  'runs.list': async (api) => expect((await api.call('runs.list', {})).items.map((r) => r.id)).toContain(fixtures.runId),
+  'runs.get': async (api) => expect((await api.call('runs.get', { id: fixtures.runId })).config.rollout.k).toBe(4),
+  'runs.create': async (api) => {
+    const run = await api.call('runs.create', { config: { env: 'contract-test', algo: 'grpo-real', steps: 2 } });
+    expect(run).toMatchObject({ status: 'created', algo: 'grpo-real', totalSteps: 2 });
+  },
+  'runs.delete': async (api) => {
+    const run = await api.call('runs.create', { config: { env: 'contract-test' } });
+    await api.call('runs.delete', { id: run.id });
+    await expect(api.call('runs.get', { id: run.id })).rejects.toMatchObject({ code: 'not_found' });
+  },
+  'metrics.keys': async (api) => expect((await api.call('metrics.keys', { id: fixtures.runId })).keys).toEqual(['loss/policy', 'reward']),
+  'metrics.query': async (api) => {
+    const { series } = await api.call('metrics.query', { runId: fixtures.runId, keys: ['reward'] });
+    expect(series[0]).toMatchObject({ key: 'reward', steps: [1], values: [0.5], total: 1 });
+  },
+  'trajectories.list': async (api) => expect((await api.call('trajectories.list', { runId: fixtures.runId })).items[0]).toMatchObject({ id: fixtures.rolloutId, turnCount: 2 }),
+  'trajectories.get': async (api) => {
+    const rollout = await api.call('trajectories.get', { id: fixtures.rolloutId });
+    expect(rollout.turns[1]).toMatchObject({ role: 'act', tokenIds: [4, 5], logprobs: [-0.5, -0.25] });
+  },
+  'memories.list': async (api) => expect((await api.call('memories.list', { taskId: 't1' })).items.length).toBeGreaterThan(0),
+  'memories.get': async (api) => expect((await api.call('memories.get', { id: fixtures.memoryId })).structured.consensus.answer).toBe('4'),
+  'memories.update': async (api) => {
+    const edited = await api.call('memories.update', { id: fixtures.memoryId, text: 'edited by hand' });
+    expect(edited).toMatchObject({ parentId: fixtures.memoryId, source: 'edit', text: 'edited by hand' });
+    expect((await api.call('memories.get', { id: fixtures.memoryId })).text).toBe('consensus: echo');
+  },
+  'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
+  'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
+  'envs.call': async (api) => expect(await api.call('envs.call', { env: 'contract-test', tool: 'echo', arguments: { text: 'hello' } })).toMatchObject({ observation: 'hello', ok: true }),
+  'jobs.list': async (api) => expect(Array.isArray((await api.call('jobs.list')).items)).toBe(true),
+  'jobs.cancel': async (api) => {
+    let release = () => {};
+    const blocker = env.engine.services.jobs.enqueue({ kind: 'probe', label: 'blocker', run: () => new Promise<void>((r) => (release = r)) });
+    expect(env.engine.services.jobs.get(blocker.id)?.state).toBe('running');
+    const queued = env.engine.services.jobs.enqueue({ kind: 'probe', label: 'queued', run: async () => {} });
+    await api.call('jobs.cancel', { id: queued.id });
+    expect(env.engine.services.jobs.get(queued.id)?.state).toBe('cancelled');
+    release();
+    await env.engine.services.jobs.wait(blocker.id);
+  },
+};
+
+describe.each(['ipc', 'websocket', 'in-process'])('contract over %s', (name) => {
+  const api = () => transports.find(([n]) => n === name)![1]();
+
+  it('has a round-trip case for every method in the contract', () => {
+    expect(Object.keys(cases).sort()).toEqual([...methodNames].sort());
+  });
+
+  it.each(methodNames)('%s round-trips with valid input', async (method) => {
+    await cases[method](api());
+  });
+
+  it('answers invalid payloads with typed errors and keeps serving', async () => {
+    const client = api();
+    const bad: Array<[MethodName, unknown, string]> = [
+      ['runs.get', { id: 42 }, 'invalid_input'],
+      ['runs.get', { id: 'x', extra: true }, 'invalid_input'],
+      ['runs.get', { id: 'a'.repeat(1_000_000) }, 'invalid_input'],
+      ['runs.create', { config: { env: 'contract-test', rollout: { k: -1 } } }, 'invalid_input'],
+      ['runs.create', { config: { env: 'no-such-env' } }, 'invalid_input'],
+      ['runs.list', { limit: 'all' }, 'invalid_input'],
+      ['metrics.query', { runId: fixtures.runId, maxPoints: 1e9 }, 'invalid_input'],
+      ['memories.update', { id: fixtures.memoryId, structured: { rehearsals: 'nope' } }, 'invalid_input'],
+      ['runs.get', { id: 'missing-run' }, 'not_found'],
+      ['trajectories.get', { id: 999_999 }, 'not_found'],
+      ['runs.get', null, 'invalid_input'],
+    ];
+    for (const [method, input, code] of bad) {
+      const error = await (client.call as (m: string, i: unknown) => Promise<unknown>)(method, input).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error, `${method} ${JSON.stringify(input).slice(0, 60)}`).toBeInstanceOf(ContractError);
+      expect((error as ContractError).code).toBe(code);
+    }
+    const unknown = await (client.call as (m: string, i: unknown) => Promise<unknown>)('runs.hack', {}).catch((e: ContractError) => e.code);
+    expect(unknown).toBe('unknown_method');
+    // Still serving after all of that.
+    expect((await client.call('runs.get', { id: fixtures.runId })).id).toBe(fixtures.runId);
+  });
+
+  it('pushes events to subscribers', async () => {
+    const client = api();
+    const seen = new Promise((resolve) => {
+      const off = client.on('run.status', (payload) => {
+        off();
+        resolve(payload);
+      });
+    });
+    const run = await client.call('runs.create', { config: { env: 'contract-test' } });
+    expect(await seen).toMatchObject({ runId: run.id, status: 'created' });
+  });
+});
+
+describe('websocket frames', () => {
+  it('answers a malformed frame with a typed error and keeps the socket open', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/api?token=test-token-123`);
+    await new Promise((r) => socket.once('open', r));
+    const replies: unknown[] = [];
+    socket.on('message', (d) => replies.push(JSON.parse(String(d))));
+    socket.send('{not json');
+    socket.send(JSON.stringify({ type: 'request', id: 'x', method: 'runs.list' }));
+    socket.send(JSON.stringify({ type: 'request', id: 7, method: 'runs.list', input: {} }));
+    await expect.poll(() => replies.length).toBeGreaterThanOrEqual(3);
+    expect(replies[0]).toMatchObject({ type: 'response', id: null, result: { ok: false, error: { code: 'invalid_input' } } });
+    expect(replies.find((r) => (r as { id: unknown }).id === 7)).toMatchObject({ result: { ok: true } });
+    socket.close();
+  });
+});

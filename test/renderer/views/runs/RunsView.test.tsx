@@ -1,0 +1,115 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ContractError, RunConfig, type Run } from '../../../../electron/contract';
+import { ConnectionProvider } from '../../../../renderer/src/api/context';
+import { RunsView } from '../../../../renderer/src/views/runs/RunsView';
+import { fakeApi } from '../../fake-api';
+
+afterEach(cleanup);
+
+function makeRun(id: string, patch: Partial<Run> = {}): Run {
+  const config = RunConfig.parse({ env: 'retail', name: id });
+  return {
+    id,
+    name: id,
+    env: 'retail',
+    algo: config.algo,
+    model: 'preset:tiny',
+    status: 'created',
+    config,
+    currentStep: 0,
+    totalSteps: config.steps,
+    etaMs: null,
+    bestHeldoutSuccess: null,
+    parentRunId: null,
+    parentStep: null,
+    error: null,
+    createdAt: Date.now() - 120_000,
+    updatedAt: Date.now(),
+    startedAt: null,
+    finishedAt: null,
+    checkpoints: [],
+    ...patch,
+  };
+}
+
+function renderWith(fake: ReturnType<typeof fakeApi>) {
+  return render(
+    <ConnectionProvider connection={{ api: fake.api, transport: 'websocket' }}>
+      <RunsView />
+    </ConnectionProvider>,
+  );
+}
+
+describe('RunsView', () => {
+  it('disables the quickstart and says why when no environment is registered', async () => {
+    const fake = fakeApi({ 'runs.list': () => ({ items: [], total: 0 }), 'envs.list': () => ({ items: [] }) });
+    renderWith(fake);
+    await screen.findByTestId('quickstart-no-envs');
+    expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('envace train --env retail --algo sft+envace --preset tiny');
+  });
+
+  it('creates the quickstart run on the first environment and refreshes the list', async () => {
+    const runs: Run[] = [];
+    const fake = fakeApi({
+      'runs.list': () => ({ items: runs, total: runs.length }),
+      'envs.list': () => ({ items: [{ id: 'files', description: '', track: 'scratch', toolCount: 3, taskCounts: { train: 1, heldout: 1, ood: 0 } }] }),
+      'runs.create': (input) => {
+        const run = makeRun('run-quick', { env: (input as { config: { env: string } }).config.env });
+        runs.push(run);
+        return run;
+      },
+    });
+    renderWith(fake);
+    const button = await screen.findByTestId('quickstart');
+    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(button);
+    await screen.findByTestId('runs-table');
+    expect(fake.calls.find((c) => c.method === 'runs.create')?.input).toEqual({ config: { env: 'files', algo: 'sft+envace', model: { preset: 'tiny' } } });
+    expect(document.querySelector('tr[data-run-id="run-quick"]')).not.toBeNull();
+  });
+
+  it('refreshes on run.progress events', async () => {
+    let step = 0;
+    const fake = fakeApi({ 'runs.list': () => ({ items: [makeRun('r1', { status: 'running', currentStep: step, totalSteps: 10 })], total: 1 }) });
+    renderWith(fake);
+    await screen.findByText('0/10');
+    step = 4;
+    act(() => fake.emit('run.progress', { runId: 'r1', step: 4, totalSteps: 10, fraction: 0.4, etaMs: 5000, phase: 'train' }));
+    await screen.findByText('4/10');
+  });
+
+  it('shows the engine refusal inside the delete dialog and keeps the row', async () => {
+    const fake = fakeApi({
+      'runs.list': () => ({ items: [makeRun('busy', { status: 'running' })], total: 1 }),
+      'runs.delete': () => {
+        throw new ContractError('conflict', 'run busy is running; cancel it before deleting');
+      },
+    });
+    renderWith(fake);
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete run busy' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete run', hidden: true }));
+    const alert = await screen.findByRole('alert', { hidden: true });
+    expect(alert.textContent).toContain('Not possible right now');
+    expect(alert.textContent).toContain('cancel it before deleting');
+    expect(document.querySelector('tr[data-run-id="busy"]')).not.toBeNull();
+  });
+
+  it('passes the search and status filters to runs.list and says when nothing matches', async () => {
+    const fake = fakeApi({
+      'runs.list': (input) => {
+        const { search } = input as { search?: string };
+        const items = search ? [] : [makeRun('a')];
+        return { items, total: items.length };
+      },
+    });
+    renderWith(fake);
+    await screen.findByTestId('runs-table');
+    fireEvent.change(screen.getByTestId('runs-search'), { target: { value: 'zzz' } });
+    fireEvent.change(screen.getByTestId('runs-status'), { target: { value: 'failed' } });
+    await screen.findByTestId('runs-no-match');
+    expect(fake.calls.at(-1)).toEqual({ method: 'runs.list', input: { search: 'zzz', status: 'failed', limit: 500 } });
+  });
+});

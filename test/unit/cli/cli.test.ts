@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempHome } from '../../helpers/engine';
+
+const run = promisify(execFile);
+const bin = path.resolve(import.meta.dirname, '../../../bin/envace.mjs');
+const home = tempHome('envace-cli-');
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function envace(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ENVACE_HOME: home } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!);
+
+describe('envace', () => {
+  it('--help lists the command set of architecture.md', async () => {
+    const { code, stdout } = await envace('--help');
+    expect(code).toBe(0);
+    for (const command of ['train', 'eval', 'rehearse', 'export', 'import', 'experiment', 'runs', 'serve', 'bench']) expect(stdout).toContain(command);
+  });
+
+  it('runs list --json prints one JSON object on the last line', async () => {
+    const { code, stdout } = await envace('runs', 'list', '--json', '--home', home);
+    expect(code).toBe(0);
+    expect(lastJson(stdout)).toEqual({ items: [], total: 0 });
+  });
+
+  it('a missing run exits 3 with a one-line reason on stderr', async () => {
+    const { code, stderr, stdout } = await envace('runs', 'show', 'run-missing', '--home', home);
+    expect(code).toBe(3);
+    expect(stderr.trim().split('\n')).toEqual(['envace: no run with id run-missing']);
+    expect(stdout).toBe('');
+  });
+
+  it('a usage error exits 2', async () => {
+    expect((await envace('runs', 'list', '--bogus')).code).toBe(2);
+    expect((await envace('eval', '--env', 'retail', '--policy', 'oracle', '--split', 'everything')).code).toBe(2);
+  });
+
+  it('eval --policy oracle runs the scripted expert through the real environment', async () => {
+    const { code, stdout } = await envace('eval', '--policy', 'oracle', '--env', 'retail', '--split', 'heldout', '--limit', '4', '--json');
+    expect(code).toBe(0);
+    expect(lastJson(stdout)).toMatchObject({ env: 'retail', split: 'heldout', tasks: 4, success: 1, score: 1, failed: [] });
+  });
+});

@@ -1,0 +1,117 @@
+// Generation with the key/value cache against the full-sequence forward, plus sampling behaviour.
+import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../../../../native-models/presets';
+import { GenerateError, Generator } from '../../../../native-models/runtime/generate';
+import { argmax, sampleToken, seededRandom } from '../../../../native-models/runtime/sampling';
+import { paramSpecs, resolveConfig } from '../../../../native-models/transformer/config';
+import { buildDecodeGraph, buildLogprobsGraph } from '../../../../native-models/transformer/graphs';
+import { initParams } from '../../../../native-models/transformer/init';
+import { compile, maxAbsDiff, ortTensor } from '../support';
+
+// Larger init than training so the distribution is far from uniform and argmax ties do not occur.
+const config = resolveConfig({ nKvHeads: 1, qkvBias: true, qkNorm: true }, PRESETS.nano);
+const params = initParams(config, 11, 0.3);
+
+describe('Generator (KV cache)', () => {
+  it('matches the full-sequence forward at every step, with left-padded prompts of different lengths', async () => {
+    const gen = await Generator.create(config);
+    const prompts = [[5, 17, 99, 3, 42], [7, 8, 200]];
+    const steps = 6;
+    const outs = await gen.generate(params, prompts, { maxNewTokens: steps, temperature: 0 });
+    expect(outs.map((o) => o.tokens.length)).toEqual([steps, steps]);
+
+    // Full forward over the left-padded prompt + generated tokens, same mask and positions.
+    const P0 = 5;
+    const rows = prompts.map((p, b) => [...new Array(P0 - p.length).fill(0), ...p, ...outs[b].tokens]);
+    const mask = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...new Array(p.length + steps).fill(1)]);
+    const pos = mask.map((m) => m.map((_, t) => Math.max(0, m.slice(0, t + 1).reduce((a, b) => a + b, 0) - 1)));
+    const T = P0 + steps - 1;
+    const session = await compile(buildLogprobsGraph(config, { withLogits: true }));
+    const feeds: Record<string, ReturnType<typeof ortTensor>> = {
+      input_ids: ortTensor('int64', rows.flatMap((r) => r.slice(0, T)), [2, T]),
+      targets: ortTensor('int64', rows.flatMap((r) => r.slice(1)), [2, T]),
+      attention_mask: ortTensor('int64', mask.flatMap((r) => r.slice(0, T)), [2, T]),
+      position_ids: ortTensor('int64', pos.flatMap((r) => r.slice(0, T)), [2, T]),
+    };
+    for (const s of paramSpecs(config)) feeds[s.name] = ortTensor('float32', params.get(s.name)!, s.shape);
+    const res = await session.run(feeds);
+    const logprobs = res.logprobs.data as Float32Array;
+    const logits = res.logits.data as Float32Array;
+    const V = config.vocabSize;
+    for (let b = 0; b < 2; b++) {
+      for (let j = 0; j < steps; j++) {
+        const t = P0 - 1 + j; // position whose prediction produced generated token j
+        expect(outs[b].logprobs[j], `row ${b} step ${j}`).toBeCloseTo(logprobs[b * T + t], 4);
+        expect(outs[b].tokens[j]).toBe(argmax(logits.subarray((b * T + t) * V, (b * T + t + 1) * V)));
+      }
+    }
+  });
+
+  it('is reproducible from a seed, stops on stop ids and stop strings, and honours maxNewTokens', async () => {
+    const gen = await Generator.create(config);
+    const prompt = [[1, 2, 3]];
+    const a = await gen.generate(params, prompt, { maxNewTokens: 8, temperature: 1, seed: 7 });
+    const b = await gen.generate(params, prompt, { maxNewTokens: 8, temperature: 1, seed: 7 });
+    expect(b).toEqual(a);
+    expect(a[0].finishReason).toBe('length');
+    const first = a[0].tokens[0];
+    const stopped = await gen.generate(params, prompt, { maxNewTokens: 8, temperature: 1, seed: 7, stopTokenIds: [first] });
+    expect(stopped[0]).toEqual({ tokens: [first], logprobs: [a[0].logprobs[0]], finishReason: 'stop' });
+    const third = a[0].tokens[2];
+    const byString = await gen.generate(params, prompt, {
+      maxNewTokens: 8, temperature: 1, seed: 7, stopStrings: [`<${third}>`], decode: (ids) => ids.map((i) => `<${i}>`).join(''),
+    });
+    expect(byString[0].tokens).toEqual(a[0].tokens.slice(0, a[0].tokens.indexOf(third) + 1));
+    expect(byString[0].finishReason).toBe('stop');
+    const short = await gen.generate(params, prompt, { maxNewTokens: 2, temperature: 1, seed: 7 });
+    expect(short[0].tokens).toEqual(a[0].tokens.slice(0, 2));
+  });
+
+  it('rejects bad requests with clear errors', async () => {
+    const gen = await Generator.create(config);
+    await expect(gen.generate(params, [], { maxNewTokens: 1 })).rejects.toThrow(GenerateError);
+    await expect(gen.generate(params, [[1, 999]], { maxNewTokens: 1 })).rejects.toThrow(/prompt 0 token 1 is 999/);
+    await expect(gen.generate(params, [[1]], { maxNewTokens: config.maxSeqLen })).rejects.toThrow(/exceeds maxSeqLen/);
+    await expect(gen.generate(params, [[1]], { maxNewTokens: 2, topP: 0 })).rejects.toThrow(/topP/);
+  });
+});
+
+describe('sampleToken', () => {
+  const logits = [0, 3, 1, 2.5];
+  it('temperature 0 and top-k 1 are greedy', () => {
+    expect(sampleToken(logits, { temperature: 0, topK: 0, topP: 1 }, seededRandom(1))).toBe(1);
+    expect(sampleToken(logits, { temperature: 1, topK: 1, topP: 1 }, seededRandom(1))).toBe(1);
+  });
+  it('top-k and top-p restrict the support', () => {
+    const draw = (p: { topK: number; topP: number }) => {
+      const r = seededRandom(3);
+      return new Set(Array.from({ length: 300 }, () => sampleToken(logits, { temperature: 1, ...p }, r)));
+    };
+    expect([...draw({ topK: 2, topP: 1 })].sort()).toEqual([1, 3]);
+    // p(1) ≈ 0.55, p(3) ≈ 0.33: top-p 0.5 keeps only token 1; 0.8 keeps 1 and 3.
+    expect([...draw({ topK: 0, topP: 0.5 })]).toEqual([1]);
+    expect([...draw({ topK: 0, topP: 0.8 })].sort()).toEqual([1, 3]);
+    expect([...draw({ topK: 0, topP: 1 })].sort()).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('self-contained decode model (weights embedded)', () => {
+  it('reproduces the logits of the weights-as-inputs graph in a fresh session, fed only ids, mask, positions and cache', async () => {
+    const withInputs = await compile(buildDecodeGraph(config));
+    const embedded = await compile(buildDecodeGraph(config, { embedWeights: params }));
+    expect([...embedded.inputNames].sort()).toEqual(['attention_mask', 'input_ids', 'position_ids', ...Array.from({ length: config.nLayers }, (_, i) => [`past_key_values.${i}.key`, `past_key_values.${i}.value`]).flat()].sort());
+    const [B, T] = [1, 4];
+    const feeds: Record<string, ReturnType<typeof ortTensor>> = {
+      input_ids: ortTensor('int64', [3, 1, 4, 1], [B, T]),
+      attention_mask: ortTensor('int64', [1, 1, 1, 1], [B, T]),
+      position_ids: ortTensor('int64', [0, 1, 2, 3], [B, T]),
+    };
+    for (let i = 0; i < config.nLayers; i++) for (const k of ['key', 'value']) feeds[`past_key_values.${i}.${k}`] = ortTensor('float32', [], [B, config.nKvHeads, 0, config.dModel / config.nHeads]);
+    const weights = Object.fromEntries(paramSpecs(config).map((s) => [s.name, ortTensor('float32', params.get(s.name)!, s.shape)]));
+    const a = await withInputs.run({ ...feeds, ...weights });
+    const b = await embedded.run(feeds);
+    // ORT may pre-pack constant weights for its GEMM kernels, so summation order can differ slightly.
+    expect(maxAbsDiff(a.logits.data as Float32Array, b.logits.data as Float32Array)).toBeLessThan(1e-5);
+    expect(() => buildDecodeGraph(config, { embedWeights: new Map() })).toThrow(/no value for parameter model\.embed_tokens\.weight/);
+  });
+});
