@@ -42,3 +42,6 @@ export type { GenerateBenchOptions, GenerateBenchResult } from './bench/generate
 export type { TrainBatch } from './training/batch';
 export { worldModelWeights } from './training/world-model-weights';
 export type { ObservationSpan } from './training/world-model-weights';
+
+export * from './io';
+export * from './tokenizer';

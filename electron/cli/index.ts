@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
+import { registerBench } from './commands/bench';
 import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerLater } from './commands/later';
 import { registerRuns } from './commands/runs';
 import { registerServe } from './commands/serve';
+import { registerTrain } from './commands/train';
 import { registerSystem } from './commands/system';
 import { EXIT, reportError } from './output';
 
@@ -13,8 +15,10 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerRuns(program);
+  registerTrain(program);
   registerLater(program);
   registerEval(program);
+  registerBench(program);
   registerEnvs(program);
   registerSystem(program);
   registerServe(program);

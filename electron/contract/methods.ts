@@ -4,7 +4,7 @@ import { EnvDetail, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput 
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesListInput, MemoriesListOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
-import { Run, RunIdInput, RunsCreateInput, RunsListInput, RunsListOutput } from './runs';
+import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput } from './runs';
 import { SystemInfo } from './system';
 import { Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
@@ -19,7 +19,11 @@ export const methods = {
   'system.info': method(Empty, SystemInfo, 'Versions, execution providers that load here, data home, CPUs'),
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
-  'runs.create': method(RunsCreateInput, Run, 'Store a validated run config (status "created")'),
+  'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job'),
+  'runs.start': method(RunIdInput, Run, 'Queue the training job of a created run'),
+  'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)'),
+  'runs.resume': method(RunIdInput, Run, 'Resume an interrupted, failed or cancelled run from its last checkpoint'),
+  'runs.fork': method(RunsForkInput, Run, 'A new run that starts from a checkpoint of another'),
   'runs.delete': method(RunIdInput, Ok, 'Delete a run that is not running, with its metrics, rollouts and files'),
   'metrics.keys': method(RunIdInput, MetricsKeysOutput, 'The metric keys a run has written'),
   'metrics.query': method(MetricsQueryInput, MetricsQueryOutput, 'Metric series for curves, down-sampled by the engine'),

@@ -144,4 +144,16 @@ export const RunsListInput = z.strictObject({
 });
 export const RunsListOutput = z.strictObject({ items: z.array(Run), total: z.number().int() });
 export const RunIdInput = z.strictObject({ id: Id });
-export const RunsCreateInput = z.strictObject({ config: RunConfig });
+export const RunsCreateInput = z.strictObject({
+  config: RunConfig,
+  /** Queue the training job right away (otherwise the run is stored as "created"). */
+  start: z.boolean().default(false),
+});
+export const RunsForkInput = z.strictObject({ id: Id, fromStep: Step, name: Name.optional() });
+
+/** Training steps of the whole run: chains add their first stage's steps to `steps`. */
+export function plannedSteps(config: RunConfig): number {
+  if (config.algo === 'sft+envace') return config.sft.steps + config.steps;
+  if (config.algo === 'rwml+grpo-real') return config.rwml.stageSteps + config.steps;
+  return config.steps;
+}

@@ -5,8 +5,9 @@ import type { HostTensor } from './dtype';
 import type { HfModelShape } from './hf-config';
 import { type SpecProblem, type TensorSpec, checkTensorsAgainstSpec } from './tensor-spec';
 
-export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
-export type LoraTarget = (typeof LORA_TARGETS)[number];
+// One list of adapter targets: the transformer's config owns it.
+import { LORA_TARGETS, type LoraTarget } from '../transformer/config';
+export { LORA_TARGETS, type LoraTarget };
 
 /** Module path of each projection inside a layer, and its [out, in] sizes. */
 export function projectionShapes(s: HfModelShape): Record<LoraTarget, { module: string; out: number; in: number }> {

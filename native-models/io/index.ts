@@ -12,8 +12,8 @@ export { CHECKPOINT_VERSION, CheckpointError, loadCheckpoint, saveCheckpoint } f
 export type { Checkpoint, CheckpointErrorCode, CheckpointInput, OptimizerMoments } from './checkpoint';
 export { HfConfigError, SUPPORTED_ARCHITECTURES, architectureFor, parseHfConfig, readHfConfig, toGenerationConfig, toHfConfig, writeHfConfig } from './hf-config';
 export type { GenerationDefaults, HfArchitecture, HfExportOptions, HfModelShape } from './hf-config';
-export { LORA_TARGETS, checkHfWeights, expectedHfTensors, expectedLoraTensors, hfParameterCount, projectionShapes } from './hf-tensors';
-export type { LoraShape, LoraTarget } from './hf-tensors';
+export { checkHfWeights, expectedHfTensors, expectedLoraTensors, hfParameterCount, projectionShapes } from './hf-tensors';
+export type { LoraShape } from './hf-tensors';
 export { exportHfFolder, exportLoraAdapter, importHfModel, isHfModelFolder } from './hf-folder';
 export type { ExportableTokenizer, HfExportInput, HfModel, LoraExportInput } from './hf-folder';
 export { GgufError, decodeGguf, encodeGguf, gguf, writeGguf } from './gguf';

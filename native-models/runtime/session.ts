@@ -55,7 +55,7 @@ export async function createSession(bytes: Uint8Array, o: SessionOptions = {}): 
 }
 
 function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0].slice(0, 200);
+  return String((e as Error)?.message ?? e).split('\n')[0].slice(0, 400);
 }
 
 // A one-node model (Identity on a float [1]) used to probe which providers load here.
@@ -79,7 +79,8 @@ export function availableProviders(): Promise<ProviderReport[]> {
     const reports: ProviderReport[] = [];
     for (const provider of ['cpu', ...GPU_ORDER] as Provider[]) {
       try {
-        const s = await ort.InferenceSession.create(probeModel(), { executionProviders: [provider] });
+        // Severity 4 (fatal only): a provider that cannot load is an expected answer here, not an error to log.
+        const s = await ort.InferenceSession.create(probeModel(), { executionProviders: [provider], logSeverityLevel: 4 });
         await s.release();
         reports.push({ provider, available: true });
       } catch (e) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ContractError, createClient, methodNames, type MethodName, type Transport, type WorkbenchApi } from '../../electron/contract';
@@ -33,6 +34,16 @@ function ipcShapedTransport(engine: Engine): Transport {
     removeListener: (_channel, listener) => listeners.delete(listener),
   };
   return createIpcTransport(buildBridge(ipc));
+}
+
+/** Wait until a run's job has finished, whatever the outcome. */
+async function settled(api: WorkbenchApi, id: string) {
+  for (let i = 0; i < 600; i++) {
+    const run = await api.call('runs.get', { id });
+    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`run ${id} did not settle`);
 }
 
 let env: ReturnType<typeof testEngine>;
@@ -75,6 +86,7 @@ beforeAll(async () => {
       },
     ],
   });
+  store.runs.addCheckpoint(run.id, 1, path.join(env.home, 'runs', run.id, 'checkpoints', 'step-1'));
   const memory = store.memories.insert({
     env: 'contract-test',
     taskId: 't1',
@@ -103,6 +115,39 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
   'runs.create': async (api) => {
     const run = await api.call('runs.create', { config: { env: 'contract-test', algo: 'grpo-real', steps: 2 } });
     expect(run).toMatchObject({ status: 'created', algo: 'grpo-real', totalSteps: 2 });
+  },
+  'runs.start': async (api) => {
+    const run = await api.call('runs.create', { config: { env: 'contract-test', steps: 2 } });
+    expect((await api.call('runs.start', { id: run.id })).status).toMatch(/queued|running/);
+    // The contract's test environment is not a registered training world: the job fails and says why.
+    const final = await settled(api, run.id);
+    expect(final).toMatchObject({ status: 'failed', error: expect.stringMatching(/contract-test/) });
+    await expect(api.call('runs.start', { id: run.id })).rejects.toMatchObject({ code: 'conflict' });
+  },
+  'runs.cancel': async (api) => {
+    let release = () => {};
+    const blocker = env.engine.services.jobs.enqueue({ kind: 'probe', label: 'blocker', run: () => new Promise<void>((r) => (release = r)) });
+    const run = await api.call('runs.create', { config: { env: 'contract-test' }, start: true });
+    expect(run.status).toBe('queued');
+    await api.call('runs.cancel', { id: run.id });
+    expect((await api.call('runs.get', { id: run.id })).status).toBe('cancelled');
+    await expect(api.call('runs.cancel', { id: run.id })).rejects.toMatchObject({ code: 'conflict' });
+    release();
+    await env.engine.services.jobs.wait(blocker.id);
+  },
+  'runs.resume': async (api) => {
+    const run = await api.call('runs.create', { config: { env: 'contract-test' }, start: true });
+    await settled(api, run.id);
+    expect((await api.call('runs.resume', { id: run.id })).status).toMatch(/queued|running/);
+    expect((await settled(api, run.id)).status).toBe('failed');
+    await expect(api.call('runs.resume', { id: fixtures.runId })).rejects.toMatchObject({ code: 'conflict' }); // a created run starts, it does not resume
+  },
+  'runs.fork': async (api) => {
+    await expect(api.call('runs.fork', { id: fixtures.runId, fromStep: 7 })).rejects.toMatchObject({ code: 'not_found' });
+    const child = await api.call('runs.fork', { id: fixtures.runId, fromStep: 1 });
+    expect(child).toMatchObject({ parentRunId: fixtures.runId, parentStep: 1 });
+    expect(child.id).not.toBe(fixtures.runId);
+    await settled(api, child.id);
   },
   'runs.delete': async (api) => {
     const run = await api.call('runs.create', { config: { env: 'contract-test' } });

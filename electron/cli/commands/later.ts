@@ -7,19 +7,6 @@ import { act, leaf } from './common';
  * scripts can be written now) and fail with a clear reason and exit code 4 — never a fake success.
  */
 export function registerLater(program: Command): void {
-  leaf(program.command('train').description('train a policy (sft, grpo-real, envace, paw, rwml, chains)'))
-    .requiredOption('--env <env>', 'environment id')
-    .requiredOption('--algo <algo>', 'method')
-    .option('--preset <name>', 'model preset: nano, tiny, small')
-    .option('--model <dir>', 'an imported model')
-    .option('--config <file>', 'run config JSON')
-    .option('--steps <n>', 'training steps')
-    .option('--seed <s>', 'seed')
-    .action(
-      act(async () => {
-        throw notAvailable('training', 'the algorithms issue (world rehearsal and the baselines)');
-      }),
-    );
   leaf(program.command('rehearse').description('private rehearsals of one task, building a rehearsal memory'))
     .requiredOption('--run <id>', 'run id')
     .requiredOption('--env <env>', 'environment id')
@@ -58,9 +45,4 @@ export function registerLater(program: Command): void {
         throw notAvailable('the experiment table', 'the algorithms issue');
       }),
     );
-  leaf(program.command('bench').description('performance figures: train step, generation, rollout cost')).action(
-    act(async () => {
-      throw notAvailable('benchmarks', 'the native-models issues (train step and generation)');
-    }),
-  );
 }

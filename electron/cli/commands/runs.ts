@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import type { Run, RunStatus } from '../../contract';
+import type { Run, RunStatus, WorkbenchApi } from '../../contract';
 import { withEngine } from '../engine-session';
-import { notAvailable, relativeTime, table } from '../output';
+import { CliError, EXIT, relativeTime, table, type Output } from '../output';
+import { followRun } from './train';
 import { act, leaf, type CommonOptions } from './common';
 
 function runRow(run: Run): string[] {
@@ -52,15 +53,27 @@ export function registerRuns(program: Command): void {
     }),
   );
 
-  leaf(runs.command('resume').argument('<id>', 'run id').description('resume a run from its last checkpoint')).action(
-    act(async () => {
-      throw notAvailable('resuming a run', 'the algorithms issue (training runs)');
+  const follow = async (api: WorkbenchApi, run: Run, out: Output) => {
+    out.line(`run ${run.id}: ${run.name}, from step ${run.currentStep} of ${run.totalSteps}`);
+    const status = await followRun(api, run.id, out.json);
+    const final = await api.call('runs.get', { id: run.id });
+    out.result({ run: run.id, status, step: final.currentStep, totalSteps: final.totalSteps, error: final.error, parentRunId: final.parentRunId }, () =>
+      `${status}: ${final.currentStep}/${final.totalSteps} steps${final.error ? ` — ${final.error}` : ''}`,
+    );
+    if (status !== 'completed') throw new CliError(`run ${status}${final.error ? `: ${final.error}` : ''}`, EXIT.error);
+  };
+
+  leaf(runs.command('resume').argument('<id>', 'run id').description('resume an interrupted, failed or cancelled run from its last checkpoint')).action(
+    act(async ([id], opts, out) => {
+      await withEngine(opts.home, async (api) => follow(api, await api.call('runs.resume', { id }), out));
     }),
   );
 
-  leaf(runs.command('fork').argument('<id>', 'run id').requiredOption('--from-step <n>', 'checkpoint step').description('fork a run from a checkpoint')).action(
-    act(async () => {
-      throw notAvailable('forking a run', 'the algorithms issue (training runs)');
+  leaf(runs.command('fork').argument('<id>', 'run id').requiredOption('--from-step <n>', 'checkpoint step').description('a new run starting from a checkpoint of this one')).action(
+    act<CommonOptions & { fromStep: string }>(async ([id], opts, out) => {
+      const fromStep = Number(opts.fromStep);
+      if (!Number.isInteger(fromStep) || fromStep < 0) throw new CliError('--from-step must be a checkpoint step (a whole number)', EXIT.usage);
+      await withEngine(opts.home, async (api) => follow(api, await api.call('runs.fork', { id, fromStep }), out));
     }),
   );
 }

@@ -1,18 +1,28 @@
 import type { Command } from 'commander';
 import { createEngine } from '../../engine/host';
-import { serve } from '../../server';
+import { serve, ServeError } from '../../server';
 import { rendererDist } from '../paths';
 import { act, leaf, type CommonOptions } from './common';
 
+export const DEFAULT_PORT = 7357;
+
 export function registerServe(program: Command): void {
   leaf(program.command('serve').description('web mode: the workbench in your browser, on 127.0.0.1 with a session token'))
-    .option('--port <port>', 'port (default: a free one)')
+    .option('--port <port>', `port (default ${DEFAULT_PORT}, or a free one if that is taken)`)
     .option('--host <host>', 'loopback address to bind', '127.0.0.1')
     .action(
       act<CommonOptions & { port?: string; host: string }>(async (_args, opts, out) => {
         const engine = createEngine({ home: opts.home });
         try {
-          const server = await serve({ engine, staticDir: rendererDist, host: opts.host, port: opts.port === undefined ? undefined : Number(opts.port) });
+          const base = { engine, staticDir: rendererDist, host: opts.host };
+          // A stable default port keeps bookmarks working; an explicit --port must be honoured or fail.
+          const server =
+            opts.port !== undefined
+              ? await serve({ ...base, port: Number(opts.port) })
+              : await serve({ ...base, port: DEFAULT_PORT }).catch((error: unknown) => {
+                  if (!(error instanceof ServeError)) throw error;
+                  return serve({ ...base, port: 0 });
+                });
           out.line(`EnvACE Workbench (web mode) at ${server.url}`);
           out.line(`data home: ${engine.services.paths.home} — press Ctrl+C to stop`);
           out.result({ url: server.url, port: server.port, home: engine.services.paths.home }, () => undefined);

@@ -2,7 +2,10 @@ import { Worker } from 'node:worker_threads';
 import type { ComputeOp, ComputeOps, ComputeRequest, ComputeResponse } from './protocol';
 
 export class ComputeError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly cancelled = false,
+  ) {
     super(message);
     this.name = 'ComputeError';
   }
@@ -14,6 +17,12 @@ function workerUrl(): URL {
   return import.meta.url.endsWith('.ts') ? new URL('./worker-entry.mjs', import.meta.url) : new URL('./compute-worker.js', import.meta.url);
 }
 
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  onEvent?: (event: unknown) => void;
+}
+
 /**
  * The engine's handle on its compute worker. Started lazily; if the worker dies, pending
  * calls fail with a clear error and the next call starts a fresh worker.
@@ -21,14 +30,23 @@ function workerUrl(): URL {
 export class ComputeClient {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, Pending>();
 
   call<K extends ComputeOp>(op: K, input: ComputeOps[K]['input']): Promise<ComputeOps[K]['output']> {
+    return this.stream(op, input, () => {});
+  }
+
+  /** A long op: events arrive through onEvent; aborting the signal asks the worker to stop. */
+  stream<K extends ComputeOp>(op: K, input: ComputeOps[K]['input'], onEvent: (event: ComputeOps[K]['event']) => void, signal?: AbortSignal): Promise<ComputeOps[K]['output']> {
     const worker = this.ensure();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ id, op, input } satisfies ComputeRequest);
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent: onEvent as (e: unknown) => void });
+      worker.ref(); // keep the process alive while work is in flight
+      const cancel = () => worker.postMessage({ type: 'cancel', id } satisfies ComputeRequest);
+      if (signal?.aborted) cancel();
+      signal?.addEventListener('abort', cancel, { once: true });
+      worker.postMessage({ type: 'request', id, op, input } satisfies ComputeRequest);
     });
   }
 
@@ -41,13 +59,17 @@ export class ComputeClient {
   private ensure(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(workerUrl());
-    worker.unref(); // an idle worker must not keep a CLI process alive
-    worker.on('message', (response: ComputeResponse) => {
-      const waiter = this.pending.get(response.id);
+    worker.on('message', (message: ComputeResponse) => {
+      const waiter = this.pending.get(message.id);
       if (!waiter) return;
-      this.pending.delete(response.id);
-      if (response.ok) waiter.resolve(response.value);
-      else waiter.reject(new ComputeError(response.error));
+      if (message.type === 'event') {
+        waiter.onEvent?.(message.event);
+        return;
+      }
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) worker.unref(); // an idle worker must not keep a CLI process alive
+      if (message.ok) waiter.resolve(message.value);
+      else waiter.reject(new ComputeError(message.error, message.cancelled));
     });
     const failAll = (reason: string) => {
       if (this.worker === worker) this.worker = null;

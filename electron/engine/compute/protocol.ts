@@ -1,12 +1,26 @@
+import type { RunConfig } from '../../contract';
+import type { NewRollout } from '../store';
+
+/** What a training job streams back while it runs (written to the store by the main thread). */
+export type TrainEvent =
+  | { type: 'step'; step: number; metrics: Record<string, number>; rollouts: NewRollout[]; checkpoint?: { step: number; path: string } }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  | { type: 'progress'; fraction: number; phase: string };
+
 /** Messages between the engine's main thread and the compute worker (where ORT lives). */
 export interface ComputeOps {
   /** Which execution providers create a session on this machine. */
-  providers: { input: Record<string, never>; output: Array<{ provider: 'cpu' | 'cuda' | 'webgpu'; available: boolean; detail?: string }> };
+  providers: { input: Record<string, never>; output: Array<{ provider: 'cpu' | 'cuda' | 'webgpu'; available: boolean; detail?: string }>; event: never };
   /** onnxruntime-node's version as loaded in the worker. */
-  ortVersion: { input: Record<string, never>; output: string };
+  ortVersion: { input: Record<string, never>; output: string; event: never };
+  /** Train a run (or resume it from a checkpoint step), streaming steps as they finish. */
+  train: { input: { config: RunConfig; runDir: string; resumeFromStep?: number; resumeFromDir?: string }; output: { finalStep: number }; event: TrainEvent };
 }
 
 export type ComputeOp = keyof ComputeOps;
 
-export type ComputeRequest = { id: number; op: ComputeOp; input: unknown };
-export type ComputeResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+export type ComputeRequest = { type: 'request'; id: number; op: ComputeOp; input: unknown } | { type: 'cancel'; id: number };
+export type ComputeResponse =
+  | { type: 'result'; id: number; ok: true; value: unknown }
+  | { type: 'result'; id: number; ok: false; error: string; cancelled?: boolean }
+  | { type: 'event'; id: number; event: unknown };

@@ -5,24 +5,51 @@ import { parentPort } from 'node:worker_threads';
 import { availableProviders } from '../../../native-models/runtime/session';
 import type { ComputeOp, ComputeOps, ComputeRequest, ComputeResponse } from './protocol';
 
-type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input']) => Promise<ComputeOps[K]['output']> };
+interface OpContext<K extends ComputeOp> {
+  signal: AbortSignal;
+  emit(event: ComputeOps[K]['event']): void;
+}
+
+type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContext<K>) => Promise<ComputeOps[K]['output']> };
 
 const ops: OpTable = {
   providers: async () => (await availableProviders()).map((r) => ({ provider: r.provider, available: r.available, detail: r.detail })),
   ortVersion: async () => createRequire(import.meta.url)('onnxruntime-node/package.json').version as string,
+  train: async (input, ctx) => {
+    // Loaded on first use: the algorithms pull in every environment and the model stack.
+    const { runTraining } = await import('../algorithms/train');
+    return runTraining(input.config, {
+      runDir: input.runDir,
+      resumeFromStep: input.resumeFromStep,
+      resumeFromDir: input.resumeFromDir,
+      signal: ctx.signal,
+      onStep: (step) => ctx.emit({ type: 'step', ...step }),
+      onLog: (level, message) => ctx.emit({ type: 'log', level, message }),
+      onProgress: (fraction, phase) => ctx.emit({ type: 'progress', fraction, phase }),
+    });
+  },
 };
 
 if (!parentPort) throw new Error('compute/worker must run as a worker thread');
 const port = parentPort;
+const running = new Map<number, AbortController>();
+const post = (message: ComputeResponse) => port.postMessage(message);
 
 port.on('message', async (request: ComputeRequest) => {
-  let response: ComputeResponse;
-  try {
-    const handler = ops[request.op] as (input: unknown) => Promise<unknown>;
-    if (!handler) throw new Error(`unknown compute op: ${String(request.op)}`);
-    response = { id: request.id, ok: true, value: await handler(request.input) };
-  } catch (error) {
-    response = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
+  if (request.type === 'cancel') {
+    running.get(request.id)?.abort(new Error('cancelled'));
+    return;
   }
-  port.postMessage(response);
+  const controller = new AbortController();
+  running.set(request.id, controller);
+  try {
+    const handler = ops[request.op] as (input: unknown, ctx: OpContext<ComputeOp>) => Promise<unknown>;
+    if (!handler) throw new Error(`unknown compute op: ${String(request.op)}`);
+    const value = await handler(request.input, { signal: controller.signal, emit: (event) => post({ type: 'event', id: request.id, event }) });
+    post({ type: 'result', id: request.id, ok: true, value });
+  } catch (error) {
+    post({ type: 'result', id: request.id, ok: false, error: error instanceof Error ? error.message : String(error), cancelled: controller.signal.aborted });
+  } finally {
+    running.delete(request.id);
+  }
 });

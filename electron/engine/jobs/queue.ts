@@ -3,6 +3,7 @@ import type { Job } from '../../contract';
 import { EtaEstimator } from './eta';
 
 export interface JobContext {
+  readonly jobId: string;
   readonly signal: AbortSignal;
   /** fraction in [0, 1] (null while unknown) and a short human message. */
   progress(fraction: number | null, message?: string): void;
@@ -118,6 +119,7 @@ export class JobQueue {
     next.job.message = 'starting';
     this.publish(next);
     const ctx: JobContext = {
+      jobId: next.job.id,
       signal: next.controller.signal,
       progress: (fraction, message) => {
         if (next.job.state !== 'running') return;

@@ -1,4 +1,4 @@
-import { RunConfig, type Run, type RunStatus } from '../../contract';
+import { plannedSteps, RunConfig, type Run, type RunStatus } from '../../contract';
 import type { Db } from './database';
 
 interface RunRow {
@@ -61,7 +61,7 @@ export class RunsRepo {
         `INSERT INTO runs (id, name, env, algo, model, config, status, total_steps, parent_run_id, parent_step, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)`,
       )
-      .run(args.id, defaultRunName(config), config.env, config.algo, modelLabel(config), JSON.stringify(config), config.steps, args.parentRunId ?? null, args.parentStep ?? null, now, now);
+      .run(args.id, defaultRunName(config), config.env, config.algo, modelLabel(config), JSON.stringify(config), plannedSteps(config), args.parentRunId ?? null, args.parentStep ?? null, now, now);
     return this.get(args.id)!;
   }
 

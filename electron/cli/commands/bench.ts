@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { benchGenerate, benchTrain, type PresetName } from '../../../native-models';
+import { CliError, EXIT, table } from '../output';
+import { act, leaf, type CommonOptions } from './common';
+
+interface BenchOptions extends CommonOptions {
+  presets: string;
+  steps: string;
+  threads?: string;
+  batch: string;
+  seqLen: string;
+  torch: boolean;
+}
+
+const PRESET_NAMES = ['nano', 'tiny', 'small'];
+
+/**
+ * `envace bench`: figures measured side by side in one run (train-step tokens/s, MFU against the
+ * GEMM peak of this run, the PyTorch reference ratio, generation tokens/s), never pass/fail.
+ */
+export function registerBench(program: Command): void {
+  leaf(program.command('bench').description('performance figures: train step vs PyTorch, MFU, generation with the KV cache'))
+    .option('--presets <list>', 'comma-separated presets', 'tiny,small')
+    .option('--steps <n>', 'timed train steps per preset (median reported)', '3')
+    .option('--batch <n>', 'train batch (sequences)', '8')
+    .option('--seq-len <n>', 'train sequence length', '256')
+    .option('--threads <n>', 'threads for ORT and PyTorch (default: all cores)')
+    .option('--no-torch', 'skip the PyTorch reference')
+    .action(
+      act<BenchOptions>(async (_args, opts, out) => {
+        const presets = opts.presets.split(',').map((p) => p.trim());
+        const unknown = presets.filter((p) => !PRESET_NAMES.includes(p));
+        if (unknown.length) throw new CliError(`unknown preset ${unknown.join(', ')} (known: ${PRESET_NAMES.join(', ')})`, EXIT.usage);
+        const int = (v: string | undefined, name: string) => {
+          if (v === undefined) return undefined;
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive integer`, EXIT.usage);
+          return n;
+        };
+        const threads = int(opts.threads, 'threads');
+        out.line(`measuring train steps (${presets.join(', ')}); PyTorch reference ${opts.torch ? 'on' : 'off'}…`);
+        const train = await benchTrain({
+          presets: presets as PresetName[],
+          steps: int(opts.steps, 'steps'),
+          batch: int(opts.batch, 'batch'),
+          seqLen: int(opts.seqLen, 'seq-len'),
+          threads,
+          torch: opts.torch,
+        });
+        out.line('measuring generation with the KV cache…');
+        const generate = await benchGenerate({ presets: presets as PresetName[], threads });
+        const ratio = (r: (typeof train)[number]) => (r.torch && 'tokensPerSec' in r.torch ? r.tokensPerSec / r.torch.tokensPerSec : null);
+        const figures = {
+          train: train.map((r) => ({ ...r, ratioVsTorch: ratio(r) })),
+          generate,
+        };
+        out.result(figures, () =>
+          [
+            table([
+              ['PRESET', 'PARAMS', 'BATCH×T', 'STEP ms', 'TOKENS/S', 'GEMM PEAK', 'MFU', 'RSS MB', 'TORCH TOK/S', 'OURS/TORCH'],
+              ...figures.train.map((r) => [
+                r.preset,
+                `${(r.params / 1e6).toFixed(2)}M`,
+                `${r.batch}×${r.seqLen}`,
+                r.medianStepMs.toFixed(0),
+                r.tokensPerSec.toFixed(0),
+                `${r.gemmPeakGflops.toFixed(0)} GFLOP/s`,
+                `${(r.mfu * 100).toFixed(1)}%`,
+                r.peakRssMb.toFixed(0),
+                r.torch && 'tokensPerSec' in r.torch ? r.torch.tokensPerSec.toFixed(0) : r.torch ? `(${r.torch.error.slice(0, 30)})` : '-',
+                r.ratioVsTorch === null ? '-' : `${r.ratioVsTorch.toFixed(2)}×`,
+              ]),
+            ]),
+            '',
+            table([['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'RSS MB'], ...generate.map((g) => [g.preset, String(g.batch), String(g.promptLen), String(g.newTokens), g.tokensPerSec.toFixed(0), g.peakRssMb.toFixed(0)])]),
+          ].join('\n'),
+        );
+      }),
+    );
+}

@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import fs from 'node:fs';
+import { RunConfig, type RunConfigInput, type WorkbenchApi } from '../../contract';
+import { withEngine } from '../engine-session';
+import { CliError, EXIT } from '../output';
+import { createProgress } from '../progress';
+import { act, leaf, type CommonOptions } from './common';
+
+interface TrainOptions extends CommonOptions {
+  env: string;
+  algo: string;
+  preset?: string;
+  model?: string;
+  config?: string;
+  steps?: string;
+  seed?: string;
+  set?: string[];
+}
+
+/** `--set rollout.k=8`: one knob, type taken from the JSON value (numbers, booleans, strings). */
+export function applySetting(target: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf('=');
+  if (eq < 1) throw new CliError(`--set wants key=value, got "${assignment}"`, EXIT.usage);
+  const keys = assignment.slice(0, eq).split('.');
+  const raw = assignment.slice(eq + 1);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = raw;
+  }
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]] = value;
+}
+
+export function configFromFlags(opts: TrainOptions): RunConfigInput {
+  let base: Record<string, unknown> = {};
+  if (opts.config) {
+    try {
+      base = JSON.parse(fs.readFileSync(opts.config, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new CliError(`cannot read --config ${opts.config}: ${(error as Error).message}`, EXIT.usage);
+    }
+  }
+  const config: Record<string, unknown> = { ...base, env: opts.env, algo: opts.algo };
+  if (opts.preset && opts.model) throw new CliError('give --preset or --model, not both', EXIT.usage);
+  if (opts.preset) config.model = { preset: opts.preset };
+  if (opts.model) config.model = { imported: opts.model };
+  if (opts.steps !== undefined) config.steps = Number(opts.steps);
+  if (opts.seed !== undefined) config.seed = Number(opts.seed);
+  for (const assignment of opts.set ?? []) applySetting(config, assignment);
+  // Strict: unknown keys and bad values are refused here with the path that is wrong.
+  const parsed = RunConfig.safeParse(config);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ');
+    throw new CliError(`invalid run config: ${issues}`, EXIT.usage);
+  }
+  return config as RunConfigInput;
+}
+
+/** Follow a run to its end, drawing progress; Ctrl+C cancels it (the last checkpoint stays resumable). */
+export async function followRun(api: WorkbenchApi, runId: string, json: boolean): Promise<string> {
+  const progress = createProgress(json);
+  const done = new Promise<string>((resolve) => {
+    api.on('run.status', (s) => {
+      if (s.runId === runId && ['completed', 'failed', 'cancelled'].includes(s.status)) resolve(s.status);
+    });
+  });
+  api.on('run.progress', (p) => p.runId === runId && progress.update(p.fraction, `${p.phase} · step ${p.step}/${p.totalSteps}`, p.etaMs));
+  api.on('run.log', (l) => l.runId === runId && progress.log(`${l.level}: ${l.message}`));
+  const onSigint = () => {
+    progress.log('cancelling (Ctrl+C again to force quit)…');
+    process.removeListener('SIGINT', onSigint);
+    void api.call('runs.cancel', { id: runId }).catch(() => {});
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await done;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    progress.stop();
+  }
+}
+
+export function registerTrain(program: Command): void {
+  leaf(program.command('train').description('train a policy (sft, grpo-real, envace and ablations, paw, rwml, chains) and follow it to the end'))
+    .requiredOption('--env <env>', 'environment id (envace envs)')
+    .requiredOption('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')}`)
+    .option('--preset <name>', 'model preset: nano, tiny, small (default tiny)')
+    .option('--model <name>', 'an imported model')
+    .option('--config <file>', 'run config JSON (flags override it)')
+    .option('--steps <n>', 'training steps')
+    .option('--seed <s>', 'seed')
+    .option('--set <key=value...>', 'override any knob, e.g. --set rollout.k=8 loss.stdNormalize=true')
+    .action(
+      act<TrainOptions>(async (_args, opts, out) => {
+        const config = configFromFlags(opts);
+        await withEngine(opts.home, async (api) => {
+          const run = await api.call('runs.create', { config: config as never, start: true });
+          out.line(`run ${run.id}: ${run.name}, ${run.totalSteps} steps`);
+          const status = await followRun(api, run.id, out.json);
+          const final = await api.call('runs.get', { id: run.id });
+          const keys = (await api.call('metrics.keys', { id: run.id })).keys;
+          const series = keys.length ? (await api.call('metrics.query', { runId: run.id, keys, maxPoints: 100_000 })).series : [];
+          const last = Object.fromEntries(series.filter((s) => s.values.length).map((s) => [s.key, s.values[s.values.length - 1]]));
+          out.result({ run: run.id, status, step: final.currentStep, totalSteps: final.totalSteps, error: final.error, checkpoints: final.checkpoints.map((c) => c.step), metrics: last }, () =>
+            [
+              `${status}: ${final.currentStep}/${final.totalSteps} steps${final.error ? ` — ${final.error}` : ''}`,
+              ...Object.entries(last)
+                .filter(([k]) => /reward|success|loss$|eval/.test(k))
+                .map(([k, v]) => `  ${k.padEnd(28)} ${Number(v.toFixed(4))}`),
+              `inspect it: npx envace runs show ${run.id}`,
+            ].join('\n'),
+          );
+          if (status !== 'completed') throw new CliError(`run ${status}${final.error ? `: ${final.error}` : ''}`, EXIT.error);
+        });
+      }),
+    );
+}

@@ -1,0 +1,94 @@
+import path from 'node:path';
+import type { Job } from '../contract';
+import { ComputeError } from './compute/client';
+import type { TrainEvent } from './compute/protocol';
+import { runDir } from './home';
+import type { EngineServices } from './services';
+
+export interface StartOptions {
+  /** Resume from this checkpoint step of the run itself (exact resume). */
+  resumeFromStep?: number;
+  /** Fork: start from another run's checkpoint folder. */
+  resumeFromDir?: string;
+}
+
+/**
+ * Queue a training job for a stored run. The loop runs in the compute worker; each finished
+ * step comes back here and is written to the store in one transaction, then pushed as events.
+ */
+export function startTraining(s: EngineServices, runId: string, options: StartOptions = {}): Job {
+  const run = s.store.runs.get(runId);
+  if (!run) throw new Error(`no run with id ${runId}`);
+  s.store.runs.update(runId, { status: 'queued', error: null });
+  s.events.emit('run.status', { runId, status: 'queued', error: null });
+
+  return s.jobs.enqueue({
+    kind: 'train',
+    label: `train ${run.name}`,
+    runId,
+    run: async (ctx) => {
+      const startStep = options.resumeFromStep ?? 0;
+      // Steps after the checkpoint are re-run exactly; drop what an interrupted attempt left.
+      s.store.db.transaction(() => {
+        s.store.metrics.truncateAfter(runId, startStep);
+        s.store.rollouts.truncateAfter(runId, startStep);
+        s.store.runs.update(runId, { status: 'running', startedAt: Date.now(), finishedAt: null, currentStep: startStep });
+      })();
+      s.events.emit('run.status', { runId, status: 'running', error: null });
+      let etaMs: number | null = null;
+
+      const onEvent = (event: TrainEvent) => {
+        if (event.type === 'progress') {
+          ctx.progress(event.fraction, event.phase);
+          etaMs = s.jobs.get(ctx.jobId)?.etaMs ?? null;
+          const current = s.store.runs.get(runId);
+          s.events.emit('run.progress', {
+            runId,
+            step: current?.currentStep ?? 0,
+            totalSteps: run.totalSteps,
+            fraction: Math.min(1, Math.max(0, event.fraction)),
+            etaMs,
+            phase: event.phase,
+          });
+        } else if (event.type === 'log') {
+          s.events.emit('run.log', { runId, level: event.level, message: event.message, time: Date.now() });
+        } else {
+          const ids = s.store.db.transaction(() => {
+            const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs } });
+            if (event.checkpoint) s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);
+            return written;
+          })();
+          s.events.emit('run.metrics', { runId, step: event.step, values: event.metrics });
+          ids.forEach((rolloutId, i) => {
+            const rollout = event.rollouts[i];
+            s.events.emit('run.trajectory', { runId, step: event.step, rolloutId, mode: rollout.mode, reward: rollout.reward });
+          });
+        }
+      };
+
+      try {
+        await s.compute.stream(
+          'train',
+          { config: run.config, runDir: runDir(s.paths, runId), resumeFromStep: options.resumeFromStep, resumeFromDir: options.resumeFromDir },
+          onEvent,
+          ctx.signal,
+        );
+        finish('completed', null);
+      } catch (error) {
+        const cancelled = ctx.signal.aborted || (error instanceof ComputeError && error.cancelled);
+        finish(cancelled ? 'cancelled' : 'failed', cancelled ? null : (error as Error).message);
+        throw error;
+      }
+    },
+  });
+
+  function finish(status: 'completed' | 'failed' | 'cancelled', error: string | null): void {
+    s.store.runs.update(runId, { status, error, etaMs: null, finishedAt: Date.now() });
+    s.events.emit('run.status', { runId, status, error });
+  }
+}
+
+/** Where a run's checkpoint for `step` lives. */
+export function checkpointDir(s: EngineServices, runId: string, step: number): string {
+  return path.join(runDir(s.paths, runId), 'checkpoints', `step-${step}`);
+}
