@@ -3,6 +3,7 @@ import { registerBench } from './commands/bench';
 import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerLater } from './commands/later';
+import { registerModels } from './commands/models';
 import { registerRuns } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerTrain } from './commands/train';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerLater(program);
   registerEval(program);
   registerBench(program);
+  registerModels(program);
   registerEnvs(program);
   registerSystem(program);
   registerServe(program);

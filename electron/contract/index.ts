@@ -11,3 +11,4 @@ export * from './memories';
 export * from './envs';
 export * from './jobs';
 export * from './wire';
+export * from './models';

@@ -3,6 +3,7 @@ import { Empty, Ok } from './common';
 import { EnvDetail, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesListInput, MemoriesListOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
+import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput } from './runs';
 import { SystemInfo } from './system';
@@ -35,6 +36,10 @@ export const methods = {
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
+  'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
+  'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder'),
+  'exports.list': method(Empty, ExportsListOutput, 'Exports written so far, newest first'),
+  'exports.create': method(ExportsCreateInput, ExportRecord, "Export a run's checkpoint or an imported model as HF, ONNX, LoRA or GGUF"),
   'jobs.list': method(Empty, JobsListOutput, 'Queued, running and recent jobs'),
   'jobs.cancel': method(JobIdInput, Ok, 'Cancel a queued or running job'),
 } as const;

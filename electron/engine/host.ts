@@ -6,6 +6,7 @@ import { envsHandlers } from './handlers/envs';
 import { jobsHandlers } from './handlers/jobs';
 import { memoriesHandlers } from './handlers/memories';
 import { metricsHandlers } from './handlers/metrics';
+import { loadSnippet, modelsHandlers } from './handlers/models';
 import { runsHandlers } from './handlers/runs';
 import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
@@ -34,7 +35,7 @@ export interface Engine {
 /** Compose the engine: store, job queue, compute worker, environments, handler table. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const paths = ensureHome(resolveHome(options.home));
-  const store = Store.open(paths.db);
+  const store = Store.open(paths.db, loadSnippet);
   store.runs.markInterrupted();
   const events = new EventBus();
   const jobs = new JobQueue((job) => events.emit('job.update', job));
@@ -48,6 +49,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ...trajectoriesHandlers(services),
     ...memoriesHandlers(services),
     ...envsHandlers(services),
+    ...modelsHandlers(services),
     ...jobsHandlers(services),
   };
   const dispatch = createDispatcher<RequestContext>(handlers, {

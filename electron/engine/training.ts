@@ -73,7 +73,8 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
           onEvent,
           ctx.signal,
         );
-        finish('completed', null);
+        // The loop stops cleanly at a step boundary when cancelled: that is not a completion.
+        finish(ctx.signal.aborted ? 'cancelled' : 'completed', null);
       } catch (error) {
         const cancelled = ctx.signal.aborted || (error instanceof ComputeError && error.cancelled);
         finish(cancelled ? 'cancelled' : 'failed', cancelled ? null : (error as Error).message);

@@ -111,7 +111,8 @@ function readTensors(dir: string, file: string): TensorMap {
   }
 }
 
-function readTrainerState(dir: string): { state: unknown; savedAt: string } {
+/** The trainer state of a checkpoint without reading its tensors (e.g. to learn the model config first). */
+export function readTrainerState(dir: string): { state: unknown; savedAt: string } {
   const path = join(dir, TRAINER_STATE_FILE);
   if (!existsSync(path)) throw new CheckpointError('MISSING_FILE', `${path} does not exist`);
   let json: { format?: unknown; version?: unknown; savedAt?: unknown; state?: unknown };

@@ -1,46 +1,20 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnvDetail, SystemInfo, WorkbenchApi } from '../../electron/contract';
+import type { SystemInfo, WorkbenchApi } from '../../electron/contract';
 import { createEngine, type Engine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
-import type { EnvCatalog } from '../../electron/engine/services';
+import { JobCancelled } from '../../electron/engine/jobs/queue';
 import { serve, type RunningServer } from '../../electron/server';
+import { ensureRendererBuilt, fixtureCatalog, launchChromium, shots, staticDir } from './harness';
 
 /**
- * Web mode end to end: the built renderer served by `serve()`, driven in Debian's Chromium.
- * The engine is real (SQLite store on a temp home); only its environment catalog is a fixture,
- * because built-in environments are registered by another part of the engine.
+ * Web mode end to end: the built renderer served by `serve()`, driven in Debian's Chromium
+ * through every view. The engine is real (SQLite store on a temp home); the main suite uses a
+ * fixture environment catalog so its figures are fixed, the last one the built-in registry.
  */
-
-const root = path.resolve(import.meta.dirname, '../..');
-const staticDir = path.join(root, 'out/renderer');
-const shots = path.join(root, 'test-output/e2e');
-
-const fixtureEnv: EnvDetail = {
-  id: 'fixture-shop',
-  description: 'A two-tool shop used by the web-mode test',
-  track: 'scratch',
-  toolCount: 2,
-  taskCounts: { train: 12, heldout: 4, ood: 2 },
-  tools: [
-    { name: 'find_order', description: 'Look up an order by id', parameters: { type: 'object', properties: { orderId: { type: 'string', pattern: '^#W\\d+$' } }, required: ['orderId'] } },
-    { name: 'cancel_order', description: 'Cancel a pending order', parameters: { type: 'object', properties: { orderId: { type: 'string' }, reason: { type: 'string' } }, required: ['orderId'] } },
-  ],
-};
-const catalog: EnvCatalog = {
-  ids: () => [fixtureEnv.id],
-  list: async () => [{ id: fixtureEnv.id, description: fixtureEnv.description, track: fixtureEnv.track, toolCount: fixtureEnv.toolCount, taskCounts: fixtureEnv.taskCounts }],
-  get: async (id) => (id === fixtureEnv.id ? fixtureEnv : null),
-  call: async (id, tool, args) => {
-    if (id !== fixtureEnv.id) return null;
-    if (tool === 'find_order' && args.orderId === '#W12') return { observation: '{"orderId":"#W12","status":"pending"}', ok: true, wallMs: 0.2 };
-    return { observation: `Error: no order ${String(args.orderId)}`, ok: false, wallMs: 0.1 };
-  },
-};
 
 let home: string;
 let engine: Engine;
@@ -50,23 +24,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const pageErrors: string[] = [];
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/** Build once when the bundle is missing or older than the renderer sources (~1 s with Vite). */
-function ensureRendererBuilt(): void {
-  const index = path.join(staticDir, 'index.html');
-  const sources = Math.max(newestMtime(path.join(root, 'renderer/src')), fs.statSync(path.join(root, 'renderer/index.html')).mtimeMs);
-  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= sources) return;
-  const built = spawnSync('npx', ['vite', 'build', '--config', 'renderer/vite.config.ts'], { cwd: root, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`renderer build failed:\n${built.stdout}\n${built.stderr}`);
-}
 
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 const go = async (hash: string) => {
@@ -78,13 +35,10 @@ beforeAll(async () => {
   ensureRendererBuilt();
   fs.mkdirSync(shots, { recursive: true });
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'envace-e2e-'));
-  engine = createEngine({ home, envs: catalog });
+  engine = createEngine({ home, envs: fixtureCatalog });
   api = inProcessClient(engine);
   server = await serve({ engine, staticDir });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
   page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -146,17 +100,24 @@ describe('web mode in Chromium', () => {
     await shot('runs-table');
   });
 
-  it('deletes through a confirmation dialog and shows the engine refusal for a running run', async () => {
+  it('offers only the actions a status allows, and deletes through a confirmation dialog', async () => {
     const running = (await api.call('runs.list', { status: 'running' })).items[0]!;
-    await page.getByRole('button', { name: `Delete run ${running.name}` }).click();
+    const runningRow = page.locator(`tr[data-run-id="${running.id}"]`);
+    expect(await runningRow.getByRole('button').allTextContents()).toEqual(['Cancel']);
+
+    // The run starts between opening the dialog and confirming: the engine refuses, the dialog says why.
+    const quick = (await api.call('runs.list', { status: 'created' })).items[0]!;
+    expect(await page.locator(`tr[data-run-id="${quick.id}"]`).getByRole('button').allTextContents()).toEqual(['Start', 'Delete']);
+    await page.getByRole('button', { name: `Delete run ${quick.name}` }).click();
     const dialog = page.getByRole('dialog');
+    engine.services.store.runs.update(quick.id, { status: 'queued' });
     await dialog.getByRole('button', { name: 'Delete run' }).click();
-    await expect.poll(() => dialog.textContent()).toContain('cancel it before deleting');
+    await expect.poll(() => dialog.textContent()).toContain(`run ${quick.id} is queued; cancel it before deleting`);
     await shot('delete-conflict');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await api.call('runs.list', {})).total).toBe(2);
 
-    const quick = (await api.call('runs.list', { status: 'created' })).items[0]!;
+    engine.services.store.runs.update(quick.id, { status: 'created' });
     await page.getByRole('button', { name: `Delete run ${quick.name}` }).click();
     await dialog.getByRole('button', { name: 'Delete run' }).click();
     await page.locator(`tr[data-run-id="${quick.id}"]`).waitFor({ state: 'detached' });
@@ -179,6 +140,28 @@ describe('web mode in Chromium', () => {
     expect(await page.getByTestId('data-home').textContent()).toBe(info.dataHome);
     expect(await page.getByTestId('transport').textContent()).toBe('websocket');
     await shot('system');
+  });
+
+  it('shows a running job live with its progress, in the sidebar too, and cancels it', async () => {
+    const job = engine.services.jobs.enqueue({
+      kind: 'evaluate',
+      label: 'held-out check',
+      run: (ctx) =>
+        new Promise<void>((_resolve, reject) => {
+          ctx.progress(0.25, 'task 1 of 4');
+          ctx.signal.addEventListener('abort', () => reject(new JobCancelled()));
+        }),
+    });
+    const row = page.locator(`li[data-job-id="${job.id}"]`);
+    await expect.poll(() => row.getAttribute('data-state')).toBe('running');
+    await expect.poll(() => row.textContent()).toContain('25 %');
+    expect(await row.textContent()).toContain('task 1 of 4');
+    expect(await page.getByTestId('jobs-indicator').textContent()).toContain('1 job running');
+    await shot('jobs');
+    await row.getByRole('button', { name: 'Cancel job held-out check' }).click();
+    await expect.poll(() => row.getAttribute('data-state')).toBe('cancelled');
+    await page.getByTestId('jobs-indicator').waitFor({ state: 'detached' });
+    expect((await api.call('jobs.list', {})).items.find((j) => j.id === job.id)?.state).toBe('cancelled');
   });
 
   it('shows environments with task counts and a tool schema', async () => {
@@ -218,6 +201,8 @@ describe('web mode in Chromium', () => {
     await steps.fill('12');
     await page.locator('[data-path="rollout.k"]').fill('8');
     await page.locator('[data-path="name"]').fill('from the form');
+    // The fixture environment cannot train, so this run is only stored.
+    await page.getByTestId('start-now').uncheck();
     await page.getByTestId('create-run').click();
     await expect.poll(() => new URL(page.url()).hash).toBe('#/runs');
     const created = (await api.call('runs.list', { search: 'from the form' })).items[0]!;
@@ -234,15 +219,36 @@ describe('web mode in Chromium', () => {
     await go(`#/dashboard?run=${run.id}`);
     const reward = page.locator('[data-metric="reward"] .line-chart');
     await reward.waitFor();
-    expect(await reward.getAttribute('aria-label')).toBe('reward by step, 6 points');
+    expect(await reward.getAttribute('aria-label')).toBe('reward by step, from the form: 6 points');
     expect(await page.locator('[data-metric] h3').allTextContents()).toEqual(['reward', 'loss/policy']);
     await reward.locator('canvas').waitFor();
 
     engine.services.events.emit('run.metrics', { runId: run.id, step: 7, values: { reward: 0.9 } });
-    await expect.poll(() => reward.getAttribute('aria-label')).toBe('reward by step, 7 points');
+    await expect.poll(() => reward.getAttribute('aria-label')).toBe('reward by step, from the form: 7 points');
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot('dashboard-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('overlays two runs selected in the Runs table on the Dashboard', async () => {
+    const other = (await api.call('runs.list', { search: 'from the api' })).items[0]!;
+    engine.services.store.writeStep({ runId: other.id, step: 2, metrics: { reward: 0.3 }, rollouts: [] });
+    engine.services.store.writeStep({ runId: other.id, step: 4, metrics: { reward: 0.35 }, rollouts: [] });
+    await go('#/runs');
+    const compare = page.getByTestId('compare');
+    await compare.waitFor();
+    expect(await compare.isDisabled()).toBe(true);
+    await page.getByLabel('Select run from the form to compare').check();
+    await page.getByLabel('Select run e2e from the api to compare').check();
+    expect(await compare.textContent()).toBe('Compare selected (2)');
+    await compare.click();
+    const reward = page.locator('[data-metric="reward"] .line-chart');
+    // The live point at step 7 was never stored, so the reloaded history has 6.
+    await expect.poll(() => reward.getAttribute('aria-label')).toMatch(/^reward by step, (from the form: 6 points; e2e from the api: 2 points|e2e from the api: 2 points; from the form: 6 points)$/);
+    expect(await page.getByTestId('comparing').textContent()).toContain('Comparing with');
+    // Only the run with a loss/policy series gets a line there.
+    expect(await page.locator('[data-metric="loss/policy"] .line-chart').getAttribute('aria-label')).toBe('loss/policy by step, from the form: 6 points');
+    await shot('dashboard-compare');
   });
 
   it('opens a stored rollout as a timeline of turns coloured by role', async () => {
@@ -266,7 +272,7 @@ describe('web mode in Chromium', () => {
           tokens: 42,
           turns: [
             { role: 'prompt', text: 'Cancel order #W12' },
-            { role: 'act', text: '<tool_call>{"name":"cancel_order","arguments":{"orderId":"#W12"}}</tool_call>' },
+            { role: 'act', text: '<tool_call>{"name":"cancel_order","arguments":{"orderId":"#W12"}}</tool_call>', tokenIds: [11, 12, 13], logprobs: [-0.1, -2, -0.5], advantages: [0.5, 0.5, 0.5] },
             { role: 'rehearse', text: '{"status":"cancelled"}' },
           ],
         },
@@ -277,6 +283,13 @@ describe('web mode in Chromium', () => {
     await detail.waitFor();
     expect(await detail.locator('.turn').evaluateAll((turns) => turns.map((t) => t.getAttribute('data-role')))).toEqual(['prompt', 'act', 'rehearse']);
     expect(await detail.locator('.turn-rehearse .turn-text').textContent()).toBe('{"status":"cancelled"}');
+
+    // The token view shows the act turn's stored ids with their values on hover.
+    await detail.getByLabel('tokens by log-prob').check();
+    const cells = detail.locator('.turn-act .tok');
+    expect(await cells.allTextContents()).toEqual(['11', '12', '13']);
+    expect(await cells.nth(1).getAttribute('title')).toBe('token 1: id 12 · log-prob -2 (p 0.1353) · advantage 0.5');
+    expect(await detail.locator('.turn-prompt .turn-text').textContent()).toBe('Cancel order #W12');
     await shot('trajectory');
   });
 
@@ -338,51 +351,23 @@ describe('web mode in Chromium', () => {
     await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('main');
   });
 
+  it('says so while the server is away and catches up when it is back', async () => {
+    await go('#/runs');
+    await page.getByTestId('runs-table').waitFor();
+    const { port, token } = server;
+    await server.close();
+    await page.getByTestId('connection-banner').waitFor();
+    expect(await page.getByTestId('connection-banner').textContent()).toContain('reconnecting');
+    await shot('reconnecting');
+
+    // A run created while the page was disconnected shows once the socket is back (queries rerun).
+    const missed = await api.call('runs.create', { config: { env: 'fixture-shop', name: 'created while away' } });
+    server = await serve({ engine, staticDir, port, token });
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 10_000 });
+    await page.locator(`tr[data-run-id="${missed.id}"]`).waitFor();
+  });
+
   it('raised no uncaught errors in the page through all of the above', () => {
     expect(pageErrors).toEqual([]);
-  });
-});
-
-describe('web mode over the built-in environment registry', () => {
-  let realHome: string;
-  let realEngine: Engine;
-  let realServer: RunningServer;
-  let realApi: WorkbenchApi;
-
-  beforeAll(async () => {
-    realHome = fs.mkdtempSync(path.join(os.tmpdir(), 'envace-e2e-envs-'));
-    realEngine = createEngine({ home: realHome });
-    realApi = inProcessClient(realEngine);
-    realServer = await serve({ engine: realEngine, staticDir });
-  });
-
-  afterAll(async () => {
-    await realServer?.close();
-    await realEngine?.close();
-    if (realHome) fs.rmSync(realHome, { recursive: true, force: true });
-  });
-
-  it('lists every registered environment and calls a real tool from the console', async () => {
-    const { items } = await realApi.call('envs.list', {});
-    expect(items.length).toBeGreaterThan(0);
-    const target = items.find((e) => e.toolCount > 0)!;
-    const detail = await realApi.call('envs.get', { id: target.id });
-
-    const envPage = await context.newPage();
-    await envPage.goto(`${realServer.url}#/envs?id=${encodeURIComponent(target.id)}`);
-    await envPage.getByTestId('env-detail').waitFor();
-    expect(await envPage.getByTestId('envs-list').locator('li').count()).toBe(items.length);
-    expect(await envPage.getByTestId('env-detail').locator('details.tool').count()).toBe(detail.tools.length);
-
-    // The skeleton call (required arguments left empty) gets exactly the answer the engine gives in-process.
-    const toolConsole = envPage.getByTestId('tool-console');
-    const args = JSON.parse(await toolConsole.getByTestId('console-args').inputValue()) as Record<string, never>;
-    const expected = await realApi.call('envs.call', { env: target.id, tool: detail.tools[0]!.name, arguments: args });
-    await toolConsole.getByTestId('console-call').click();
-    await toolConsole.getByTestId('console-result').waitFor();
-    expect(await toolConsole.getByTestId('console-result').getAttribute('data-ok')).toBe(String(expected.ok));
-    expect(await toolConsole.locator('.console-result pre').textContent()).toBe(expected.observation);
-    await envPage.screenshot({ path: path.join(shots, 'environments-registry.png'), fullPage: true });
-    await envPage.close();
   });
 });

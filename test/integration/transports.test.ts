@@ -10,7 +10,9 @@ import { buildBridge, type IpcLike } from '../../electron/preload/bridge';
 import { serve, type RunningServer } from '../../electron/server';
 import { createIpcTransport } from '../../renderer/src/api/ipc-transport';
 import { createWebSocketTransport } from '../../renderer/src/api/websocket-transport';
+import { exportModel, importModel } from '../../electron/engine/models';
 import { testEngine } from '../helpers/engine';
+import { nanoConfig, randomWeights, smallTokenizer } from '../unit/engine/models/fixtures';
 
 /**
  * The desktop path without the Electron binary: preload bridge → IPC router (sender check) →
@@ -50,7 +52,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { runId: string; rolloutId: number; memoryId: number };
+let fixtures: { runId: string; rolloutId: number; memoryId: number; hfDir: string; vocabSize: number };
 
 beforeAll(async () => {
   env = testEngine();
@@ -94,7 +96,13 @@ beforeAll(async () => {
     structured: { rehearsals: [], consensus: { plan: [{ name: 'echo', arguments: { text: 'hi' } }], answer: '4' }, notes: '' },
     text: 'consensus: echo',
   });
-  fixtures = { runId: run.id, rolloutId, memoryId: memory.id };
+  // A real Hugging Face folder (written by our exporter) to import, inside the data home.
+  const hfDir = path.join(env.home, 'inbox', 'tiny-llama');
+  const tokenizer = smallTokenizer();
+  const config = nanoConfig({ vocabSize: tokenizer.vocabSize });
+  await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'hf', outDir: hfDir });
+  await importModel({ hfDir, name: 'tiny-llama', modelsDir: env.engine.services.paths.models });
+  fixtures = { runId: run.id, rolloutId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize };
 });
 
 afterAll(async () => {
@@ -174,6 +182,23 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
   'envs.call': async (api) => expect(await api.call('envs.call', { env: 'contract-test', tool: 'echo', arguments: { text: 'hello' } })).toMatchObject({ observation: 'hello', ok: true }),
+  'models.list': async (api) => expect((await api.call('models.list')).items.map((m) => m.name)).toContain('tiny-llama'),
+  'models.import': async (api) => {
+    // Over a GUI transport the folder must be inside the data home; the fixture is.
+    const name = `copy-${Math.random().toString(36).slice(2, 8)}`;
+    const model = await api.call('models.import', { hfDir: fixtures.hfDir, name });
+    expect(model).toMatchObject({ name, architecture: 'LlamaForCausalLM', vocabSize: fixtures.vocabSize });
+    await expect(api.call('models.import', { hfDir: fixtures.hfDir, name })).rejects.toMatchObject({ code: 'conflict' });
+  },
+  'exports.list': async (api) => expect(Array.isArray((await api.call('exports.list')).items)).toBe(true),
+  'exports.create': async (api) => {
+    const record = await api.call('exports.create', { source: { model: 'tiny-llama' }, format: 'hf' });
+    expect(record.files.map((f) => f.name)).toEqual(expect.arrayContaining(['config.json', 'model.safetensors', 'tokenizer.json', 'README.md']));
+    expect(record.outDir.startsWith(path.join(env.home, 'exports'))).toBe(true);
+    expect(record.loadSnippet).toContain('from_pretrained');
+    expect((await api.call('exports.list')).items[0].id).toBe(record.id);
+    await expect(api.call('exports.create', { source: { run: fixtures.runId }, format: 'hf' })).rejects.toMatchObject({ code: 'invalid_input' }); // the seeded checkpoint row has no files
+  },
   'jobs.list': async (api) => expect(Array.isArray((await api.call('jobs.list')).items)).toBe(true),
   'jobs.cancel': async (api) => {
     let release = () => {};
@@ -212,6 +237,11 @@ describe.each(['ipc', 'websocket', 'in-process'])('contract over %s', (name) => 
       ['runs.get', { id: 'missing-run' }, 'not_found'],
       ['trajectories.get', { id: 999_999 }, 'not_found'],
       ['runs.get', null, 'invalid_input'],
+      // Outside the data home: refused for GUI transports; /etc is no model folder for the CLI either.
+      ['models.import', { hfDir: '/etc', name: 'x' }, 'invalid_input'],
+      name === 'in-process'
+        ? ['exports.create', { source: { model: 'tiny-llama' }, format: 'hf', outDir: path.join(env.home, 'runs') }, 'conflict'] // would clobber the runs
+        : ['exports.create', { source: { model: 'tiny-llama' }, format: 'hf', outDir: '/tmp/elsewhere' }, 'invalid_input'],
     ];
     for (const [method, input, code] of bad) {
       const error = await (client.call as (m: string, i: unknown) => Promise<unknown>)(method, input).then(

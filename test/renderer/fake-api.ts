@@ -1,3 +1,4 @@
+import type { WebSocketTransport } from '../../renderer/src/api/websocket-transport';
 import { ContractError, type EventName, type EventPayload, type MethodName, type WorkbenchApi } from '../../electron/contract';
 
 type Handler = (input: unknown) => unknown;
@@ -28,4 +29,25 @@ export function fakeApi(handlers: Partial<Record<MethodName, Handler>>) {
     for (const listener of listeners) listener(event, payload);
   };
   return { api, calls, emit, listenerCount: () => listeners.size };
+}
+
+/** A web-mode socket whose connection state the test drives. */
+export function fakeSocket() {
+  const listeners = new Set<(state: 'connecting' | 'open' | 'closed') => void>();
+  let state: 'connecting' | 'open' | 'closed' = 'connecting';
+  const socket = {
+    request: async () => ({ ok: true as const, value: null }),
+    subscribe: () => () => {},
+    close: () => {},
+    onState(listener: (s: typeof state) => void) {
+      listeners.add(listener);
+      listener(state);
+      return () => listeners.delete(listener);
+    },
+  } satisfies WebSocketTransport;
+  const set = (next: typeof state) => {
+    state = next;
+    for (const l of listeners) l(next);
+  };
+  return { socket, set };
 }

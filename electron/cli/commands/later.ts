@@ -18,25 +18,6 @@ export function registerLater(program: Command): void {
         throw notAvailable('test-time rehearsal', 'the algorithms issue');
       }),
     );
-  leaf(program.command('export').description('export a checkpoint or imported model (hf, onnx, lora, gguf)'))
-    .option('--run <id>', 'run id')
-    .option('--step <n>', 'checkpoint step (default: last)')
-    .option('--model <name>', 'an imported model')
-    .requiredOption('--format <format>', 'hf | onnx | lora | gguf')
-    .requiredOption('--out <dir>', 'destination folder')
-    .action(
-      act(async () => {
-        throw notAvailable('export', 'the native-models II issue (export formats)');
-      }),
-    );
-  leaf(program.command('import').description('import a Llama/Qwen2/Qwen3-style Hugging Face folder'))
-    .requiredOption('--hf <dir>', 'model folder')
-    .option('--name <name>', 'name to register it under')
-    .action(
-      act(async () => {
-        throw notAvailable('import', 'the native-models II issue (Hugging Face import)');
-      }),
-    );
   leaf(program.command('experiment').description('train every method on the same budget and print the side-by-side table'))
     .requiredOption('--suite <suite>', 'quick | full')
     .option('--out <dir>', 'where to write the table and plots')

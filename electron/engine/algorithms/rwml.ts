@@ -115,15 +115,29 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
+export type TextSimilarityName = Exclude<SimilarityName, 'embedding'>;
+
+/** The similarities that need no model, synchronously. */
+export function textSimilarity(name: TextSimilarityName, predicted: string, real: string): number {
+  switch (name) {
+    case 'json-f1':
+      return jsonF1(predicted, real);
+    case 'rouge-l':
+      return rougeL(predicted, real);
+    case 'char-ngram-cos':
+      return charNgramCosine(predicted, real);
+    default:
+      throw new AlgorithmError(`unknown similarity '${String(name)}'`);
+  }
+}
+
 /** The similarity function a run selects; `embedding` needs an embedder. */
 export function similarityFunction(name: SimilarityName, embedder?: Embedder): Similarity {
   switch (name) {
     case 'json-f1':
-      return async (p, r) => jsonF1(p, r);
     case 'rouge-l':
-      return async (p, r) => rougeL(p, r);
     case 'char-ngram-cos':
-      return async (p, r) => charNgramCosine(p, r);
+      return async (p, r) => textSimilarity(name, p, r);
     case 'embedding': {
       if (!embedder) throw new AlgorithmError("similarity 'embedding' needs a sentence-embedding model; none is configured (use json-f1, rouge-l or char-ngram-cos)");
       return async (p, r) => {

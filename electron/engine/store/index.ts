@@ -1,4 +1,6 @@
+import type { ExportFormat } from '../../contract';
 import { openDatabase, type Db } from './database';
+import { ExportsRepo } from './exports';
 import { MemoriesRepo } from './memories';
 import { MetricsRepo } from './metrics';
 import { RolloutsRepo, type NewRollout } from './rollouts';
@@ -18,16 +20,21 @@ export class Store {
   readonly metrics: MetricsRepo;
   readonly rollouts: RolloutsRepo;
   readonly memories: MemoriesRepo;
+  readonly exports: ExportsRepo;
 
-  constructor(readonly db: Db) {
+  constructor(
+    readonly db: Db,
+    exportSnippet: (format: ExportFormat, outDir: string) => string = () => '',
+  ) {
     this.runs = new RunsRepo(db);
     this.metrics = new MetricsRepo(db);
     this.rollouts = new RolloutsRepo(db);
     this.memories = new MemoriesRepo(db);
+    this.exports = new ExportsRepo(db, exportSnippet);
   }
 
-  static open(file: string): Store {
-    return new Store(openDatabase(file));
+  static open(file: string, exportSnippet?: (format: ExportFormat, outDir: string) => string): Store {
+    return new Store(openDatabase(file), exportSnippet);
   }
 
   /** Everything one training step produced, all or nothing (quality.md "Reliability"). */

@@ -20,7 +20,7 @@ function renderView(route: Route): ReactNode {
     case 'new':
       return <NewRunView />;
     case 'dashboard':
-      return <DashboardView runId={route.params.run} />;
+      return <DashboardView runId={route.params.run} compare={route.params.compare} />;
     case 'trajectories':
       return <TrajectoriesView runId={route.params.run} rolloutId={route.params.rollout} />;
     case 'memory':
@@ -40,13 +40,12 @@ function renderView(route: Route): ReactNode {
 export function App() {
   const route = useHashRoute();
   const main = useRef<HTMLElement>(null);
-  const first = useRef(true);
+  const shownView = useRef(route.view);
   // Move focus to the new view on navigation, so keyboard and screen-reader users land in it.
+  // Compared with the last view rather than "first render", which StrictMode runs twice.
   useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
+    if (shownView.current === route.view) return;
+    shownView.current = route.view;
     main.current?.focus();
   }, [route.view]);
 

@@ -1,3 +1,4 @@
+import { JobsIndicator } from '../views/jobs/JobsIndicator';
 import { routeHref, views, type ViewId } from './routes';
 
 const sections: Array<{ title: string; ids: ViewId[] }> = [
@@ -35,6 +36,7 @@ export function Sidebar({ current }: { current: ViewId }) {
           </ul>
         </div>
       ))}
+      <JobsIndicator />
     </nav>
   );
 }

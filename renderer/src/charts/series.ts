@@ -56,3 +56,18 @@ export function orderKeys(keys: string[]): string[] {
   const rank = (key: string) => (key.startsWith('reward') ? 0 : key.startsWith('success') ? 1 : key.startsWith('loss') ? 2 : 3);
   return [...keys].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
+
+/**
+ * Several runs' series on one x axis (uPlot wants aligned arrays): x is the sorted union of
+ * their steps, and each run has null where it did not log that step (drawn as a gap-spanning line).
+ */
+export function alignSeries(series: Points[]): { steps: number[]; values: Array<Array<number | null>> } {
+  const steps = [...new Set(series.flatMap((s) => s.steps))].sort((a, b) => a - b);
+  const index = new Map(steps.map((step, i) => [step, i]));
+  const values = series.map((s) => {
+    const row: Array<number | null> = new Array<number | null>(steps.length).fill(null);
+    s.steps.forEach((step, i) => (row[index.get(step)!] = s.values[i]!));
+    return row;
+  });
+  return { steps, values };
+}

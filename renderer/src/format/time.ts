@@ -23,6 +23,12 @@ export function formatRelativeTime(then: number, now: number = Date.now()): stri
   return relative.format(Math.trunc(delta / 1000), 'second');
 }
 
+/** The time of day to the second, for log lines. */
+export function formatClockTime(time: number, timeZone?: string): string {
+  if (!Number.isFinite(time)) return '—';
+  return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone }).format(new Date(time));
+}
+
 /** The absolute time in the user's locale and zone, with the zone named so it is unambiguous. */
 export function formatAbsoluteTime(time: number, timeZone?: string): string {
   if (!Number.isFinite(time)) return '—';

@@ -1,32 +1,11 @@
 // @vitest-environment jsdom
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebSocketTransport } from '../../../renderer/src/api/websocket-transport';
 import { ConnectionProvider } from '../../../renderer/src/api/context';
 import { ConnectionBanner } from '../../../renderer/src/app/ConnectionBanner';
-import { fakeApi } from '../fake-api';
+import { fakeApi, fakeSocket } from '../fake-api';
 
 afterEach(cleanup);
-
-function fakeSocket() {
-  const listeners = new Set<(state: 'connecting' | 'open' | 'closed') => void>();
-  let state: 'connecting' | 'open' | 'closed' = 'connecting';
-  const socket = {
-    request: async () => ({ ok: true as const, value: null }),
-    subscribe: () => () => {},
-    close: () => {},
-    onState(listener: (s: typeof state) => void) {
-      listeners.add(listener);
-      listener(state);
-      return () => listeners.delete(listener);
-    },
-  } satisfies WebSocketTransport;
-  const set = (next: typeof state) => {
-    state = next;
-    for (const l of listeners) l(next);
-  };
-  return { socket, set };
-}
 
 describe('ConnectionBanner', () => {
   it('says connecting, disappears when open, and says reconnecting after a drop', () => {

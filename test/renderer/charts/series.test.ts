@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addPoint, orderKeys, smooth } from '../../../renderer/src/charts/series';
+import { addPoint, alignSeries, orderKeys, smooth } from '../../../renderer/src/charts/series';
 
 describe('smooth', () => {
   it('returns the raw values at weight 0', () => {
@@ -40,5 +40,19 @@ describe('orderKeys', () => {
       'entropy',
       'tokens_per_s',
     ]);
+  });
+});
+
+describe('alignSeries', () => {
+  it('puts runs on the union of their steps with null where a run did not log', () => {
+    const aligned = alignSeries([
+      { steps: [0, 2, 4], values: [1, 2, 3] },
+      { steps: [1, 2], values: [10, 20] },
+    ]);
+    expect(aligned).toEqual({ steps: [0, 1, 2, 4], values: [[1, null, 2, 3], [null, 10, 20, null]] });
+  });
+  it('keeps a single series as it is', () => {
+    expect(alignSeries([{ steps: [3, 5], values: [0.1, 0.2] }])).toEqual({ steps: [3, 5], values: [[0.1, 0.2]] });
+    expect(alignSeries([])).toEqual({ steps: [], values: [] });
   });
 });

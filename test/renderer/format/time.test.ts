@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsoluteTime, formatRelativeTime } from '../../../renderer/src/format/time';
+import { formatAbsoluteTime, formatClockTime, formatRelativeTime } from '../../../renderer/src/format/time';
 
 const now = Date.UTC(2026, 10, 29, 12, 0, 0);
 
@@ -21,5 +21,12 @@ describe('formatAbsoluteTime', () => {
     expect(text).toContain('2026');
     expect(text).toContain('12:00:00');
     expect(text).toContain('UTC');
+  });
+});
+
+describe('formatClockTime', () => {
+  it('gives hours, minutes and seconds', () => {
+    expect(formatClockTime(now + 5_000, 'UTC')).toMatch(/^12:00:05( PM)?$/);
+    expect(formatClockTime(Number.NaN)).toBe('—');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The first schema: shaped for the later work (forks, checkpoints, 1e6-row metric curves,
- * rollouts with per-turn token blobs, versioned memories, exports, imported models).
+ * rollouts with per-turn token blobs, versioned memories, exports). Imported models are folders under
+ * the data home with their own manifest (electron/engine/models), not rows.
  */
 export const version = 1;
 export const name = 'initial';
@@ -100,14 +101,6 @@ CREATE TABLE exports (
   format TEXT NOT NULL CHECK (format IN ('hf','onnx','lora','gguf')),
   path TEXT NOT NULL,
   files TEXT NOT NULL CHECK (json_valid(files)),
-  created_at INTEGER NOT NULL
-);
-
-CREATE TABLE models (
-  name TEXT PRIMARY KEY,
-  source TEXT NOT NULL,
-  path TEXT NOT NULL,
-  config TEXT NOT NULL CHECK (json_valid(config)),
   created_at INTEGER NOT NULL
 );
 `;

@@ -1,7 +1,8 @@
 import { useState } from 'react';
+import type { Run } from '../../../../electron/contract';
 import { routeHref } from '../../app/routes';
 import { navigate } from '../../app/useHashRoute';
-import { LineChart } from '../../charts/LineChart';
+import { LineChart, type RunLine } from '../../charts/LineChart';
 import { orderKeys } from '../../charts/series';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
@@ -10,10 +11,10 @@ import { formatDuration } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { useThrottledEvents } from '../../hooks/useEvents';
 import { useRunMetrics } from '../../hooks/useRunMetrics';
+import { parseCompare } from './compare';
+import { RunLog } from './RunLog';
 
-function RunPicker({ runId }: { runId?: string }) {
-  const runs = useCall('runs.list', { limit: 200 });
-  if (!runs.data) return null;
+function RunPicker({ runId, runs }: { runId?: string; runs: Run[] }) {
   return (
     <label className="field-inline">
       <span>Run</span>
@@ -21,7 +22,7 @@ function RunPicker({ runId }: { runId?: string }) {
         <option value="" disabled>
           choose a run…
         </option>
-        {runs.data.items.map((r) => (
+        {runs.map((r) => (
           <option key={r.id} value={r.id}>
             {r.name} ({r.id})
           </option>
@@ -38,7 +39,7 @@ function RunHeader({ runId }: { runId: string }) {
   if (!run.data) return null;
   const r = run.data;
   return (
-    <div className="card row" style={{ marginBottom: 16, justifyContent: 'space-between' }}>
+    <div className="card row run-header">
       <span className="row">
         <strong>{r.name}</strong> <StatusBadge status={r.status} /> <code>{r.algo}</code> on <strong>{r.env}</strong> · {r.model}
       </span>
@@ -54,29 +55,48 @@ function RunHeader({ runId }: { runId: string }) {
   );
 }
 
-/** Live curves of one run: stored history plus run.metrics as it arrives, smoothing, log-x, hover values. */
-export function DashboardView({ runId }: { runId?: string }) {
+/**
+ * Live curves of one run (stored history plus run.metrics as it arrives), optionally overlaid
+ * with compared runs; smoothing, log-x and hover values.
+ */
+export function DashboardView({ runId, compare }: { runId?: string; compare?: string }) {
   const [smoothing, setSmoothing] = useState(0.6);
   const [logX, setLogX] = useState(false);
-  const metrics = useRunMetrics(runId);
-  const keys = orderKeys(Object.keys(metrics.series));
+  const runs = useCall('runs.list', { limit: 500 });
+  const compared = parseCompare(compare, runId);
+  const ids = runId ? [runId, ...compared] : [];
+  const metrics = useRunMetrics(ids);
+  const names = new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]));
+  const keys = orderKeys([...new Set(ids.flatMap((id) => Object.keys(metrics.series[id] ?? {})))]);
+  const linesFor = (key: string): RunLine[] =>
+    ids.filter((id) => metrics.series[id]?.[key]).map((id) => ({ label: names.get(id) ?? id, ...metrics.series[id]![key]! }));
 
   return (
     <>
-      <PageHeader title="Dashboard" subtitle="Reward, success, loss terms and throughput, live while a run trains" actions={<RunPicker runId={runId} />} />
+      <PageHeader
+        title="Dashboard"
+        subtitle="Reward, success, loss terms and throughput, live while a run trains"
+        actions={runs.data ? <RunPicker runId={runId} runs={runs.data.items} /> : null}
+      />
       {!runId && (
         <EmptyState title="Pick a run" testId="dashboard-pick">
-          <p>Choose a run above, or open one from the Runs table, to see its curves.</p>
+          <p>Choose a run above, or open one from the Runs table, to see its curves. Select several runs there to compare them here.</p>
         </EmptyState>
       )}
       {runId && <RunHeader runId={runId} />}
+      {compared.length > 0 && (
+        <p className="notice notice-info" data-testid="comparing">
+          Comparing with {compared.map((id) => names.get(id) ?? id).join(', ')}.{' '}
+          <a href={routeHref('dashboard', { run: runId })}>Show only {runId && (names.get(runId) ?? runId)}</a>
+        </p>
+      )}
       {runId && metrics.error ? <ErrorNotice error={metrics.error} onRetry={metrics.reload} /> : null}
       {runId && metrics.loading && <Loading what="metrics" />}
       {runId && !metrics.loading && !metrics.error && keys.length === 0 && (
         <EmptyState title="No metrics yet" testId="dashboard-no-metrics">
           <p>
-            This run has not written any metrics. Curves appear here live as soon as training writes its first step (training arrives with the
-            algorithms issue).
+            This run has not written any metrics yet. Curves appear here live as soon as training writes its first step; a created run starts
+            from the Runs table.
           </p>
         </EmptyState>
       )}
@@ -98,12 +118,13 @@ export function DashboardView({ runId }: { runId?: string }) {
             {keys.map((key) => (
               <section key={key} className="card chart-card" data-metric={key}>
                 <h3>{key}</h3>
-                <LineChart metric={key} steps={metrics.series[key]!.steps} values={metrics.series[key]!.values} smoothing={smoothing} logX={logX} />
+                <LineChart metric={key} lines={linesFor(key)} smoothing={smoothing} logX={logX} />
               </section>
             ))}
           </div>
         </>
       )}
+      {runId && <RunLog key={runId} runId={runId} />}
     </>
   );
 }

@@ -85,7 +85,7 @@ function MemoryDetail({ id }: { id: number }) {
     <section data-testid="memory-detail">
       <p className="muted">
         Task <code>{m.taskId}</code> on {m.env} · version {m.version} ({m.source === 'edit' ? `edited from #${m.parentId}` : 'built from rehearsals'}) ·{' '}
-        {m.structured.rehearsals.length} rehearsals · <RelativeTime time={m.createdAt} />
+        {m.structured.rehearsals.length} rehearsal{m.structured.rehearsals.length === 1 ? '' : 's'} · <RelativeTime time={m.createdAt} />
       </p>
       <MemoryEditor memory={m} onSaved={(next) => navigate(routeHref('memory', { id: String(next.id) }))} />
       <p className="notice notice-info">

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { ContractError } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
+import { routeHref } from '../../app/routes';
 import { navigate } from '../../app/useHashRoute';
 import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
@@ -20,6 +21,7 @@ export function NewRunView() {
   const [remoteIssues, setRemoteIssues] = useState<FieldIssues>({});
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [startNow, setStartNow] = useState(true);
 
   const validation = useMemo(() => validateForm(fields, values), [values]);
   const changed = useMemo(() => changedPaths(fields, values), [values]);
@@ -43,8 +45,8 @@ export function NewRunView() {
     }
     setBusy(true);
     try {
-      await api.call('runs.create', { config: validation.config });
-      navigate('#/runs');
+      const run = await api.call('runs.create', { config: validation.config, start: startNow });
+      navigate(startNow ? routeHref('dashboard', { run: run.id }) : routeHref('runs'));
     } catch (e) {
       if (e instanceof ContractError && e.issues) setRemoteIssues(serverIssues(fields, e.issues));
       setError(e);
@@ -69,10 +71,13 @@ export function NewRunView() {
           </>
         }
       />
-      <p className="notice notice-info">
-        Creating stores the run with its resolved config (status <em>created</em>). Training itself arrives with the algorithms issue; the run waits
-        in the Runs table until then.
-      </p>
+      <label className="notice notice-info start-toggle">
+        <input type="checkbox" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} data-testid="start-now" />
+        <span>
+          Start training right away (queued behind any running job) and open its Dashboard. Unticked, the run is stored as <em>created</em> and
+          waits for <strong>Start</strong> in the Runs table.
+        </span>
+      </label>
       {envs.data && envIds.length === 0 && (
         <p className="notice notice-warn">
           No environments are registered with this engine yet (they arrive with the environments issue), so the engine will refuse any environment

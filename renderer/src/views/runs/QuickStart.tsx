@@ -52,7 +52,8 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
         </a>
       </div>
       <p className="muted">
-        The run is stored with its resolved config as <em>created</em>; training it arrives with the algorithms issue.
+        The run is stored with its resolved config as <em>created</em>; press <strong>Start</strong> on its row to train it here, with live
+        curves on the Dashboard.
       </p>
       <p className="muted">Or from a terminal:</p>
       <pre className="cli" aria-label="Equivalent command line">

@@ -5,6 +5,7 @@ import { routeHref } from '../../app/routes';
 import { RelativeTime } from '../../components/RelativeTime';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatDuration, formatPercent } from '../../format/units';
+import { RunActions } from './RunActions';
 
 const column = createColumnHelper<Run>();
 
@@ -44,8 +45,18 @@ const columns = [
   column.accessor('createdAt', { header: 'Created', cell: (c) => <RelativeTime time={c.getValue()} /> }),
 ];
 
-/** The runs table: sortable columns (click or Enter on a header), one delete action per row. */
-export function RunsTable({ runs, onDelete }: { runs: Run[]; onDelete: (run: Run) => void }) {
+interface RunsTableProps {
+  runs: Run[];
+  selected: ReadonlySet<string>;
+  onToggle: (run: Run) => void;
+  onDelete: (run: Run) => void;
+  onFork: (run: Run) => void;
+  /** After start / cancel / resume, so the row shows the new status at once. */
+  onChanged: () => void;
+}
+
+/** The runs table: a selection box per row (to compare), sortable columns (click or Enter on a header), the actions each run's status allows. */
+export function RunsTable({ runs, selected, onToggle, onDelete, onFork, onChanged }: RunsTableProps) {
   const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
     data: runs,
@@ -63,6 +74,9 @@ export function RunsTable({ runs, onDelete }: { runs: Run[]; onDelete: (run: Run
         <thead>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
+              <th className="select-cell">
+                <span className="sr-only">Select to compare</span>
+              </th>
               {group.headers.map((header) => {
                 const sorted = header.column.getIsSorted();
                 return (
@@ -82,14 +96,15 @@ export function RunsTable({ runs, onDelete }: { runs: Run[]; onDelete: (run: Run
         </thead>
         <tbody>
           {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} data-run-id={row.id}>
+            <tr key={row.id} data-run-id={row.id} className={selected.has(row.id) ? 'selected' : undefined}>
+              <td className="select-cell">
+                <input type="checkbox" checked={selected.has(row.id)} onChange={() => onToggle(row.original)} aria-label={`Select run ${row.original.name} to compare`} />
+              </td>
               {row.getVisibleCells().map((cell) => (
                 <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
               ))}
               <td className="actions-cell">
-                <button type="button" className="button button-small button-quiet-danger" onClick={() => onDelete(row.original)} aria-label={`Delete run ${row.original.name}`}>
-                  Delete
-                </button>
+                <RunActions run={row.original} onDelete={onDelete} onFork={onFork} onChanged={onChanged} />
               </td>
             </tr>
           ))}

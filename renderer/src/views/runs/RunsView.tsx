@@ -1,11 +1,14 @@
 import { useState } from 'react';
 import { RunStatus, type Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
+import { routeHref } from '../../app/routes';
+import { navigate } from '../../app/useHashRoute';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
 import { useThrottledEvents } from '../../hooks/useEvents';
+import { ForkDialog } from './ForkDialog';
 import { QuickStart } from './QuickStart';
 import { RunsTable } from './RunsTable';
 
@@ -18,6 +21,7 @@ export function RunsView() {
   useThrottledEvents(['run.status', 'run.progress'], runs.reload, 500);
 
   const [doomed, setDoomed] = useState<Run | null>(null);
+  const [forking, setForking] = useState<Run | null>(null);
   const [deleting, setDeleting] = useState(false);
   const [deleteError, setDeleteError] = useState<unknown>(null);
   const closeDialog = () => {
@@ -39,6 +43,20 @@ export function RunsView() {
   };
 
   const items = runs.data?.items ?? [];
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  // Only runs still listed count: a deleted or filtered-out run drops out of the comparison.
+  const selected = new Set(items.filter((r) => picked.has(r.id)).map((r) => r.id));
+  const toggle = (run: Run) =>
+    setPicked((current) => {
+      const next = new Set(current);
+      if (next.has(run.id)) next.delete(run.id);
+      else next.add(run.id);
+      return next;
+    });
+  const compare = () => {
+    const [first, ...rest] = items.filter((r) => selected.has(r.id)).map((r) => r.id);
+    navigate(routeHref('dashboard', { run: first, compare: rest.join(',') }));
+  };
   const anyCreated = items.some((r) => r.status === 'created');
   const showEmpty = runs.data !== undefined && runs.data.total === 0 && !filtered;
 
@@ -74,11 +92,14 @@ export function RunsView() {
                 ))}
               </select>
             </label>
+            <button type="button" className="button" onClick={compare} disabled={selected.size < 2} data-testid="compare" title="Select two or more runs to overlay their curves">
+              Compare selected{selected.size > 0 ? ` (${selected.size})` : ''}
+            </button>
           </div>
           {anyCreated && (
             <p className="notice notice-info">
-              Runs marked <em>created</em> are stored with their resolved config. Training them arrives with the algorithms issue; until then they
-              stay in this state.
+              Runs marked <em>created</em> are stored with their resolved config and wait for <strong>Start</strong>. Training runs one job at a time
+              on this machine; the others queue.
             </p>
           )}
           {runs.data === undefined && !runs.error ? (
@@ -88,9 +109,19 @@ export function RunsView() {
               No run matches these filters.
             </p>
           ) : (
-            <RunsTable runs={items} onDelete={setDoomed} />
+            <RunsTable runs={items} selected={selected} onToggle={toggle} onDelete={setDoomed} onFork={setForking} onChanged={runs.reload} />
           )}
         </>
+      )}
+      {forking && (
+        <ForkDialog
+          run={forking}
+          onCancel={() => setForking(null)}
+          onDone={(child) => {
+            setForking(null);
+            navigate(routeHref('dashboard', { run: child.id }));
+          }}
+        />
       )}
       <ConfirmDialog
         open={doomed !== null}

@@ -2,13 +2,14 @@ import { ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
+import { JobsPanel } from '../jobs/JobsPanel';
 
 export function SystemView() {
   const info = useCall('system.info', {});
   const data = info.data;
   return (
     <>
-      <PageHeader title="System" subtitle="What this engine runs on" actions={<button type="button" className="button" onClick={info.reload}>Refresh</button>} />
+      <PageHeader title="System" subtitle="What this engine runs on, and what it is doing" actions={<button type="button" className="button" onClick={info.reload}>Refresh</button>} />
       {info.error ? <ErrorNotice error={info.error} onRetry={info.reload} /> : null}
       {!data && !info.error && <Loading what="system information (probing execution providers)" />}
       {data && (
@@ -63,6 +64,9 @@ export function SystemView() {
           </section>
         </div>
       )}
+      <div className="stack">
+        <JobsPanel />
+      </div>
     </>
   );
 }

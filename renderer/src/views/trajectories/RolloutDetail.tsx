@@ -1,8 +1,11 @@
+import { useState } from 'react';
 import type { Turn } from '../../../../electron/contract';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { formatNumber, formatPercent } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { observationDiff } from './observation-diff';
+import { TokenHeat } from './TokenHeat';
+import type { HeatMeasure } from './token-heat';
 
 const roleLabel: Record<Turn['role'], string> = {
   prompt: 'prompt',
@@ -43,9 +46,11 @@ function RealityCheck({ turn }: { turn: Turn }) {
 /** One rollout as a vertical timeline of turns coloured by role, with its checklist. */
 export function RolloutDetail({ id }: { id: number }) {
   const rollout = useCall('trajectories.get', { id });
+  const [heat, setHeat] = useState<HeatMeasure | 'off'>('off');
   if (rollout.error) return <ErrorNotice error={rollout.error} onRetry={rollout.reload} />;
   if (!rollout.data) return <Loading what={`rollout ${id}`} />;
   const r = rollout.data;
+  const hasTokens = r.turns.some((t) => t.tokenIds && t.tokenIds.length > 0);
   return (
     <section aria-labelledby="rollout-title" data-testid="rollout-detail">
       <div className="card" style={{ marginBottom: 12 }}>
@@ -79,6 +84,16 @@ export function RolloutDetail({ id }: { id: number }) {
           </span>
         ))}
       </p>
+      {hasTokens && (
+        <fieldset className="segmented" aria-label="Token view">
+          {(['off', 'logprob', 'advantage'] as const).map((m) => (
+            <label key={m}>
+              <input type="radio" name="heat" value={m} checked={heat === m} onChange={() => setHeat(m)} />
+              {m === 'off' ? 'text' : m === 'logprob' ? 'tokens by log-prob' : 'tokens by advantage'}
+            </label>
+          ))}
+        </fieldset>
+      )}
       <ol className="timeline">
         {r.turns.map((turn) => (
           <li key={turn.index} className={`turn turn-${turn.role}`} data-role={turn.role}>
@@ -87,7 +102,7 @@ export function RolloutDetail({ id }: { id: number }) {
               <span>#{turn.index}</span>
               {turn.tokenIds && <span>{turn.tokenIds.length} tokens</span>}
             </div>
-            <pre className="turn-text">{turn.text}</pre>
+            {heat !== 'off' && turn.tokenIds ? <TokenHeat turn={turn} measure={heat} /> : <pre className="turn-text">{turn.text}</pre>}
             <RealityCheck turn={turn} />
           </li>
         ))}

@@ -83,7 +83,7 @@ export function TrajectoriesView({ runId, rolloutId }: { runId?: string; rollout
         <EmptyState title="No rollouts" testId="trajectories-empty">
           <p>
             {runId ? 'This run has' : 'No run has'} stored no rollouts{step || taskId || mode || minReward ? ' matching these filters' : ''}. Training writes every
-            rollout of every step here (training arrives with the algorithms issue).
+            rollout of every step here as it trains; start a run from the Runs table.
           </p>
         </EmptyState>
       )}

@@ -83,9 +83,9 @@ describe('RunsView', () => {
 
   it('shows the engine refusal inside the delete dialog and keeps the row', async () => {
     const fake = fakeApi({
-      'runs.list': () => ({ items: [makeRun('busy', { status: 'running' })], total: 1 }),
+      'runs.list': () => ({ items: [makeRun('busy', { status: 'failed' })], total: 1 }),
       'runs.delete': () => {
-        throw new ContractError('conflict', 'run busy is running; cancel it before deleting');
+        throw new ContractError('conflict', 'run busy is queued; cancel it before deleting');
       },
     });
     renderWith(fake);

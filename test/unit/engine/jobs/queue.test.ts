@@ -14,7 +14,12 @@ describe('JobQueue', () => {
     const queue = new JobQueue();
     const order: string[] = [];
     const first = deferred();
-    const a = queue.enqueue({ kind: 'train', label: 'a', run: async () => (order.push('a:start'), await first.promise, order.push('a:end')) });
+    const a = queue.enqueue({ kind: 'train', label: 'a', run: async () => {
+        order.push('a:start');
+        await first.promise;
+        order.push('a:end');
+      },
+    });
     const b = queue.enqueue({ kind: 'evaluate', label: 'b', run: async () => void order.push('b') });
     expect(queue.get(a.id)?.state).toBe('running');
     expect(queue.get(b.id)?.state).toBe('queued');

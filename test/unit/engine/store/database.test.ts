@@ -19,7 +19,7 @@ describe('migrations', () => {
   it('create every table from an empty file, with WAL and foreign keys on', () => {
     const db = openDatabase(dbFile());
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['checkpoints', 'exports', 'memories', 'metrics', 'models', 'rollouts', 'runs', 'schema_migrations', 'turns']);
+    expect(tables).toEqual(['checkpoints', 'exports', 'memories', 'metrics', 'rollouts', 'runs', 'schema_migrations', 'turns']);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(schemaVersion(db)).toBe(Math.max(...migrations.map((m) => m.version)));

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { ExportFormat } from '../../contract';
+import { withEngine } from '../engine-session';
+import { CliError, EXIT, table } from '../output';
+import { act, leaf, type CommonOptions } from './common';
+
+const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
+
+export function registerModels(program: Command): void {
+  leaf(program.command('import').description('import a Llama/Qwen2/Qwen3-style Hugging Face folder so runs can use it'))
+    .requiredOption('--hf <dir>', 'folder with config.json, *.safetensors, tokenizer.json')
+    .option('--name <name>', 'name to register it under (default: the folder name)')
+    .action(
+      act<CommonOptions & { hf: string; name?: string }>(async (_args, opts, out) => {
+        const model = await withEngine(opts.home, (api) => api.call('models.import', { hfDir: opts.hf, name: opts.name }));
+        out.result({ model: model.name, ...model }, () => `imported ${model.name}: ${model.architecture}, ${(model.paramCount / 1e6).toFixed(2)}M parameters, vocabulary ${model.vocabSize}`);
+      }),
+    );
+
+  leaf(program.command('models').description('imported models')).action(
+    act(async (_args, opts, out) => {
+      const { items } = await withEngine(opts.home, (api) => api.call('models.list'));
+      out.result({ items }, () =>
+        items.length === 0
+          ? 'No imported models. Import one with `envace import --hf DIR`.'
+          : table([['NAME', 'ARCHITECTURE', 'PARAMS', 'LAYERS', 'WIDTH', 'VOCAB', 'SOURCE'], ...items.map((m) => [m.name, m.architecture, `${(m.paramCount / 1e6).toFixed(2)}M`, String(m.nLayers), String(m.dModel), String(m.vocabSize), m.source])]),
+      );
+    }),
+  );
+
+  leaf(program.command('export').description("export a run's checkpoint or an imported model as hf, onnx, lora or gguf"))
+    .option('--run <id>', 'run id')
+    .option('--step <n>', 'checkpoint step (default: the last)')
+    .option('--model <name>', 'an imported model')
+    .requiredOption('--format <format>', 'hf | onnx | lora | gguf')
+    .option('--out <dir>', 'destination folder (default: a new folder under the data home exports/)')
+    .option('--gguf-dtype <dtype>', 'f32 | f16', 'f16')
+    .option('--force', 'replace an earlier export in --out')
+    .action(
+      act<CommonOptions & { run?: string; step?: string; model?: string; format: string; out?: string; ggufDtype: string; force?: boolean }>(async (_args, opts, out) => {
+        if (Boolean(opts.run) === Boolean(opts.model)) throw new CliError('give exactly one of --run ID or --model NAME', EXIT.usage);
+        const format = ExportFormat.safeParse(opts.format);
+        if (!format.success) throw new CliError(`--format must be one of ${ExportFormat.options.join(', ')}`, EXIT.usage);
+        if (opts.ggufDtype !== 'f32' && opts.ggufDtype !== 'f16') throw new CliError('--gguf-dtype must be f32 or f16', EXIT.usage);
+        const step = opts.step === undefined ? undefined : Number(opts.step);
+        if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step', EXIT.usage);
+        const record = await withEngine(opts.home, (api) =>
+          api.call('exports.create', {
+            source: opts.run ? { run: opts.run, step } : { model: opts.model! },
+            format: format.data,
+            outDir: opts.out,
+            ggufDtype: opts.ggufDtype as 'f32' | 'f16',
+            force: Boolean(opts.force),
+          }),
+        );
+        out.result(record, () => [`wrote ${record.outDir}`, ...record.files.map((f) => `  ${f.name.padEnd(28)} ${size(f.bytes)}`), '', record.loadSnippet].join('\n'));
+      }),
+    );
+}

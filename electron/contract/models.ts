@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { Id, Step, Timestamp } from './common';
+
+export const ModelName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'model names use 1–64 letters, digits, . _ -');
+const FolderPath = z.string().min(1).max(4096);
+
+export const ModelSummary = z.strictObject({
+  name: ModelName,
+  source: z.string(),
+  importedAt: z.string(),
+  architecture: z.string(),
+  paramCount: z.number().int(),
+  vocabSize: z.number().int(),
+  dModel: z.number().int(),
+  nLayers: z.number().int(),
+});
+export type ModelSummary = z.infer<typeof ModelSummary>;
+
+export const ModelsListOutput = z.strictObject({ items: z.array(ModelSummary) });
+export const ModelsImportInput = z.strictObject({ hfDir: FolderPath, name: ModelName.optional() });
+
+export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf']);
+export type ExportFormat = z.infer<typeof ExportFormat>;
+
+export const ExportsCreateInput = z.strictObject({
+  source: z.union([z.strictObject({ run: Id, step: Step.optional() }), z.strictObject({ model: ModelName })]),
+  format: ExportFormat,
+  /** Destination folder; default a new folder under the data home's exports/. */
+  outDir: FolderPath.optional(),
+  ggufDtype: z.enum(['f32', 'f16']).default('f16'),
+  /** Replace an earlier export in outDir (only folders holding nothing but export files). */
+  force: z.boolean().default(false),
+});
+
+export const ExportRecord = z.strictObject({
+  id: z.number().int(),
+  runId: Id.nullable(),
+  model: z.string().nullable(),
+  step: Step.nullable(),
+  format: ExportFormat,
+  outDir: z.string(),
+  files: z.array(z.strictObject({ name: z.string(), bytes: z.number().int() })),
+  /** How to load it with common tools. */
+  loadSnippet: z.string(),
+  createdAt: Timestamp,
+});
+export type ExportRecord = z.infer<typeof ExportRecord>;
+export const ExportsListOutput = z.strictObject({ items: z.array(ExportRecord) });

@@ -1,0 +1,136 @@
+/**
+ * What every training loop shares: the resolved config, env and tasks, the policy, rollout settings,
+ * and `finishStep` — the one place that reports a step, evaluates, writes checkpoints and honours
+ * cancellation, so each loop reads as rollout → rewards → advantages → trainStep → finishStep.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunConfig } from '../../contract';
+import { writeDirAtomicSync } from '../../../native-models/io/atomic';
+import type { ObjectiveConfig, StepStats } from '../../../native-models';
+import type { NewRollout } from '../store/rollouts';
+import type { Task, ToolEnv } from '../envs/types';
+import type { TrainRow } from './batch';
+import type { DemoTranscript } from './demos';
+import { evaluatePolicy } from './evaluate';
+import type { NativePolicy } from './policy';
+import type { RolloutSettings } from './rollout';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface StepResult {
+  step: number;
+  metrics: Record<string, number>;
+  rollouts: NewRollout[];
+  checkpoint?: { step: number; path: string };
+}
+
+export interface TrainingIO {
+  runDir: string;
+  /** Continue this run from its checkpoint at this step. */
+  resumeFromStep?: number;
+  /** Start from this checkpoint folder (a fork from another run); steps continue from its step. */
+  resumeFromDir?: string;
+  signal: AbortSignal;
+  onStep(result: StepResult): void;
+  onLog(level: LogLevel, message: string): void;
+  onProgress(fraction: number, phase: string): void;
+  /** Run id written into the rollouts (the lead's store fills it when null). */
+  runId?: string | null;
+}
+
+export interface Stage {
+  algo: 'sft' | 'grpo-real' | 'envace' | 'envace-no-rehearse-loss' | 'envace-shared-baseline' | 'paw' | 'rwml';
+  /** Global steps [first, last] (1-based, inclusive) this stage owns. */
+  first: number;
+  last: number;
+}
+
+export const RUN_STATE_FILE = 'run_state.json';
+export const MODEL_DIR = 'model';
+export const TOKENIZER_DIR = 'tokenizer';
+export const REFERENCE_DIR = 'reference';
+
+export class RunContext {
+  demoCache?: DemoTranscript[];
+  /** The last step reported through `onStep`. */
+  lastStep = 0;
+
+  constructor(
+    readonly config: RunConfig,
+    readonly env: ToolEnv,
+    readonly trainTasks: readonly Task[],
+    readonly heldoutTasks: readonly Task[],
+    readonly policy: NativePolicy,
+    readonly settings: RolloutSettings,
+    readonly io: TrainingIO,
+    readonly stages: readonly Stage[],
+  ) {}
+
+  get totalSteps(): number {
+    return this.stages[this.stages.length - 1].last;
+  }
+
+  get klEnabled(): boolean {
+    return this.config.loss.klBeta > 0;
+  }
+
+  /** The clipped-surrogate objective with the run's aggregation, plus KL when klBeta > 0. */
+  pgObjective(extra: Partial<ObjectiveConfig> = {}): ObjectiveConfig {
+    const kl = this.klEnabled ? { kl: this.config.loss.klEstimator } : {};
+    return { pg: { aggregation: this.config.loss.aggregation, ...kl }, ...extra };
+  }
+
+  /** An RL stage's KL reference is the policy as the stage starts (kept across a resume). */
+  async beginRlStage(stage: Stage, startStep: number): Promise<void> {
+    if (this.klEnabled && (startStep === stage.first || !this.policy.hasReference)) await this.policy.freezeReference();
+  }
+
+  /** Adds the reference log-probs the KL term needs (no-op when KL is off). */
+  async withReference(rows: TrainRow[]): Promise<TrainRow[]> {
+    if (!this.klEnabled) return rows;
+    const ref = await this.policy.referenceLogprobs(rows.map((r) => r.tokens));
+    return rows.map((r, i) => ({ ...r, refLogprobs: ref[i] }));
+  }
+
+  /** Common per-step metrics of a trainer step. */
+  trainMetrics(stats: StepStats[], wallMs: number): Record<string, number> {
+    const last = stats[stats.length - 1];
+    const m: Record<string, number> = { loss: last.loss, lr: last.lr, grad_norm: last.gradNorm, entropy: last.entropyMean, train_tokens: last.tokens, step_ms: wallMs };
+    for (const [k, v] of Object.entries(last.terms)) m[`loss/${k}`] = v;
+    if (last.clipFrac !== undefined) m.clip_frac = last.clipFrac;
+    if (last.ratioMean !== undefined) m.ratio_mean = last.ratioMean;
+    if (last.terms.kl !== undefined) m.kl = last.terms.kl;
+    return m;
+  }
+
+  /** Report a finished step; evaluate and checkpoint when due. Returns false when the run must stop. */
+  async finishStep(step: number, stage: Stage, metrics: Record<string, number>, rollouts: NewRollout[]): Promise<boolean> {
+    const c = this.config;
+    if (c.evalEvery > 0 && step % c.evalEvery === 0) {
+      const ev = await evaluatePolicy(this.policy, this.env, this.heldoutTasks, { ...this.settings, temperature: 0 }, { seed: c.seed, label: `eval:${step}` });
+      Object.assign(metrics, { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate });
+    }
+    const result: StepResult = { step, metrics, rollouts };
+    if (step % c.checkpointEvery === 0 || step === this.totalSteps) result.checkpoint = { step, path: this.saveCheckpoint(step, stage) };
+    this.io.onStep(result);
+    this.lastStep = step;
+    this.io.onProgress(step / this.totalSteps, stage.algo);
+    return !this.io.signal.aborted;
+  }
+
+  /** `runDir/checkpoints/step-N/`: model weights + AdamW moments, tokenizer, run state; atomically. */
+  saveCheckpoint(step: number, stage: Stage): string {
+    const dir = join(this.io.runDir, 'checkpoints', `step-${step}`);
+    writeDirAtomicSync(dir, (tmp) => {
+      this.policy.save(join(tmp, MODEL_DIR));
+      if (this.policy.hasReference) this.policy.saveReference(join(tmp, REFERENCE_DIR));
+      mkdirSync(join(tmp, TOKENIZER_DIR), { recursive: true });
+      this.policy.tokenizer.save(join(tmp, TOKENIZER_DIR));
+      // The data cursor and every sampling seed derive from (seed, step): this is all a resume needs.
+      const state = { step, stage: stage.algo, seed: this.config.seed, algo: this.config.algo, optimizerStep: this.policy.step };
+      writeFileSync(join(tmp, RUN_STATE_FILE), JSON.stringify(state, null, 2));
+    });
+    return dir;
+  }
+}

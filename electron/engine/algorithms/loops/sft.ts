@@ -1,0 +1,42 @@
+/**
+ * SFT warm start: cross-entropy on expert demonstrations — on the act tokens, and (knob
+ * `sft.worldModelLoss`) on the real observation tokens too, so the policy also learns the world it
+ * will later rehearse.
+ */
+import { performance } from 'node:perf_hooks';
+import { microBatches } from '../batch';
+import type { RunContext, Stage } from '../context';
+import { type Demonstration, demoSegments, expertTranscripts } from '../demos';
+import { AlgorithmError } from '../errors';
+import { flatten, givenMask } from '../layout';
+import { epochSlice } from '../random';
+
+export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
+  const c = ctx.config;
+  ctx.demoCache ??= await expertTranscripts(ctx.env, ctx.trainTasks, c.rollout.toolSchemas, c.seed);
+  const demos = ctx.demoCache
+    .map((t) => demoSegments(ctx.policy.tokenizer, ctx.policy.specials, t, c.rollout.maxObservationTokens, ctx.policy.maxSeqLen))
+    .filter((d): d is Demonstration => d !== null);
+  if (!demos.length) throw new AlgorithmError(`no expert demonstration of ${ctx.env.id} fits the model's context of ${ctx.policy.maxSeqLen} tokens`);
+  return demos;
+}
+
+export async function runSftStage(ctx: RunContext, stage: Stage, startStep: number): Promise<boolean> {
+  const c = ctx.config;
+  if (c.sft.demonstrations !== 'expert') throw new AlgorithmError("sft.demonstrations 'file' is not supported by the training loop yet; use 'expert'");
+  const demos = await demonstrations(ctx);
+  const roles = c.sft.worldModelLoss ? (['act', 'env'] as const) : (['act'] as const);
+  const batchSize = c.rollout.tasksPerStep * c.rollout.k;
+  ctx.io.onLog('info', `sft: ${demos.length} expert demonstrations, ${batchSize} per step, loss on ${roles.join(' + ')} tokens`);
+  for (let step = startStep; step <= stage.last; step++) {
+    const t0 = performance.now();
+    // The data cursor is a function of the global step, so a resumed run continues the same order.
+    const batch = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const rows = batch.map((d) => ({ tokens: flatten(d.segments), sftMask: givenMask(d.segments, roles) }));
+    const stats = await ctx.policy.trainStep(microBatches(rows, c.optim.microBatchTokens), { sft: { aggregation: c.loss.aggregation } });
+    const ms = performance.now() - t0;
+    const metrics = { ...ctx.trainMetrics([stats], ms), tokens_per_s: (stats.tokens / ms) * 1000, env_calls: 0 };
+    if (!(await ctx.finishStep(step, stage, metrics, []))) return false;
+  }
+  return true;
+}

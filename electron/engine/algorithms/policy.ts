@@ -1,0 +1,211 @@
+/**
+ * The model as the algorithms see it: generate, score, train, save, load. `NativePolicy` implements it
+ * over native-models (compiled ONNX train step + KV-cache generator). One Trainer is compiled per
+ * objective (SFT, PPO, PPO + world model); switching objective carries weights, AdamW moments and the
+ * step counter across, so a chained run is one optimiser trajectory.
+ */
+import { type Generation, type ModelConfig, type ObjectiveConfig, type OptimizerConfig, type LossKnobs, type StepStats, type TrainBatch, Trainer, preset } from '../../../native-models';
+import { trainTokenizer } from '../../../native-models/tokenizer';
+import type { TextTokenizer } from '../../../native-models/tokenizer';
+import { AlgorithmError } from './errors';
+import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
+
+export interface SamplingOptions {
+  temperature: number;
+  topP: number;
+  seed: number;
+}
+
+export interface GenerateRequest {
+  prompt: number[];
+  maxNewTokens: number;
+}
+
+export interface Policy {
+  readonly tokenizer: PolicyTokenizer;
+  readonly specials: SpecialIds;
+  readonly maxSeqLen: number;
+  /** Continuations that stop after `<|end|>`; each row gets at most its own `maxNewTokens`. */
+  generate(requests: readonly GenerateRequest[], sampling: SamplingOptions): Promise<Generation[]>;
+  logprobs(rows: number[][]): Promise<number[][]>;
+  trainStep(batch: TrainBatch[], objective: ObjectiveConfig): Promise<StepStats>;
+  readonly step: number;
+  save(dir: string): void;
+  load(dir: string): void;
+  release(): Promise<void>;
+}
+
+/** A policy that can keep a frozen copy of itself as the KL reference. */
+export interface ReferencePolicy {
+  readonly hasReference: boolean;
+  /** Freezes the current weights as the reference. */
+  freezeReference(): Promise<void>;
+  referenceLogprobs(rows: number[][]): Promise<number[][]>;
+  saveReference(dir: string): void;
+  loadReference(dir: string): Promise<void>;
+}
+
+/** Smallest tokenizer worth training: the specials, the 256 bytes and some merges. */
+const MIN_VOCAB = 8 + 256 + 128;
+
+export interface NativePolicyOptions {
+  preset: 'nano' | 'tiny' | 'small';
+  /** Texts the tokenizer is trained on (instructions, tool schemas, demonstrations). */
+  corpus: readonly string[];
+  seed: number;
+  optimizer: Partial<OptimizerConfig>;
+  knobs: Partial<LossKnobs>;
+  /** A tokenizer to reuse (e.g. the run's saved one) instead of training a new one. */
+  tokenizer?: TextTokenizer;
+}
+
+const tokenizerCache = new Map<string, TextTokenizer>();
+
+/**
+ * Our byte-level BPE on the env corpus, memoised per (corpus, vocab size). Digits are kept out of
+ * the merges (one byte each) so ids and numbers the model never saw still tokenize into pieces it
+ * knows and can be copied digit by digit.
+ */
+export function envTokenizer(corpus: readonly string[], vocabSize: number): TextTokenizer {
+  const key = `${vocabSize}:${corpus.length}:${corpus.join('\u0000')}`;
+  let tok = tokenizerCache.get(key);
+  if (!tok) {
+    tok = trainTokenizer(corpus.map((text) => text.replace(/[0-9]+/g, ' ')), { vocabSize });
+    tokenizerCache.set(key, tok);
+  }
+  return tok;
+}
+
+export class NativePolicy implements Policy, ReferencePolicy {
+  readonly specials: SpecialIds;
+  private trainers = new Map<string, Trainer>();
+  private active: Trainer;
+  private reference?: Trainer;
+
+  private constructor(
+    readonly tokenizer: TextTokenizer,
+    readonly config: ModelConfig,
+    private readonly opts: NativePolicyOptions,
+    first: Trainer,
+    firstKey: string,
+  ) {
+    this.specials = specialIds(tokenizer);
+    this.active = first;
+    this.trainers.set(firstKey, first);
+  }
+
+  /** Preset config with the vocabulary of the env tokenizer (the preset's width is a floor). */
+  static async create(opts: NativePolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
+    const base = preset(opts.preset);
+    const tokenizer = opts.tokenizer ?? envTokenizer(opts.corpus, Math.max(base.vocabSize, MIN_VOCAB));
+    const config: ModelConfig = { ...base, vocabSize: tokenizer.vocabSize };
+    const trainer = await Trainer.create({ config, objective, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed });
+    return new NativePolicy(tokenizer, config, opts, trainer, JSON.stringify(objective));
+  }
+
+  get maxSeqLen(): number {
+    return this.config.maxSeqLen;
+  }
+
+  get step(): number {
+    return this.active.currentStep;
+  }
+
+  async generate(requests: readonly GenerateRequest[], s: SamplingOptions): Promise<Generation[]> {
+    const out: Generation[] = new Array(requests.length);
+    for (const [b, rows] of bucketByRoom(requests, this.maxSeqLen).entries()) {
+      const longest = Math.max(...rows.map((i) => requests[i].prompt.length));
+      const maxNew = Math.min(this.maxSeqLen - longest, Math.max(...rows.map((i) => requests[i].maxNewTokens)));
+      if (maxNew < 1) throw new AlgorithmError(`a prompt of ${longest} tokens leaves no room to generate (maxSeqLen ${this.maxSeqLen})`);
+      const gens = await this.active.generate(
+        rows.map((i) => requests[i].prompt),
+        { maxNewTokens: maxNew, temperature: s.temperature, topP: s.topP, seed: b === 0 ? s.seed : (s.seed + b * 0x9e3779b9) >>> 0, stopTokenIds: [this.specials.end] },
+      );
+      // A row keeps only its own budget of tokens (what it would have sampled alone).
+      rows.forEach((i, j) => {
+        const g = gens[j];
+        const n = requests[i].maxNewTokens;
+        out[i] = g.tokens.length <= n ? g : { tokens: g.tokens.slice(0, n), logprobs: g.logprobs.slice(0, n), finishReason: 'length' };
+      });
+    }
+    return out;
+  }
+
+  async logprobs(rows: number[][]): Promise<number[][]> {
+    return (await this.active.logprobs(rows)).logprobs;
+  }
+
+  async trainStep(batch: TrainBatch[], objective: ObjectiveConfig): Promise<StepStats> {
+    await this.use(objective);
+    return this.active.trainStep(batch);
+  }
+
+  /** Makes `objective`'s trainer the active one, handing it the current weights and moments. */
+  private async use(objective: ObjectiveConfig): Promise<void> {
+    const key = JSON.stringify(objective);
+    let next = this.trainers.get(key);
+    if (next === this.active) return;
+    if (!next) {
+      next = await Trainer.create({ config: this.config, objective, optimizer: this.opts.optimizer, knobs: this.opts.knobs, seed: this.opts.seed });
+      this.trainers.set(key, next);
+    }
+    next.setParams(this.active.getParams());
+    next.loadState(this.active.state());
+    this.active = next;
+  }
+
+  get hasReference(): boolean {
+    return this.reference !== undefined;
+  }
+
+  async freezeReference(): Promise<void> {
+    await this.reference?.release();
+    this.reference = await Trainer.create({ config: this.config, objective: { sft: { aggregation: 'token-mean' } }, params: this.active.getParams(), seed: this.opts.seed });
+  }
+
+  async referenceLogprobs(rows: number[][]): Promise<number[][]> {
+    if (!this.reference) throw new AlgorithmError('no KL reference has been frozen');
+    return (await this.reference.logprobs(rows)).logprobs;
+  }
+
+  saveReference(dir: string): void {
+    if (!this.reference) throw new AlgorithmError('no KL reference has been frozen');
+    this.reference.save(dir);
+  }
+
+  async loadReference(dir: string): Promise<void> {
+    await this.freezeReference();
+    this.reference!.load(dir);
+  }
+
+  save(dir: string): void {
+    this.active.save(dir);
+  }
+
+  load(dir: string): void {
+    this.active.load(dir);
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([...this.trainers.values(), ...(this.reference ? [this.reference] : [])].map((t) => t.release()));
+  }
+}
+
+/**
+ * Rows generate together when the longest prompt among them still leaves each row its budget;
+ * otherwise one long prompt would cut every other row's turn short. Longest prompts first.
+ */
+export function bucketByRoom(requests: readonly GenerateRequest[], maxSeqLen: number): number[][] {
+  const order = requests.map((_, i) => i).sort((a, b) => requests[b].prompt.length - requests[a].prompt.length || a - b);
+  const buckets: number[][] = [];
+  let room = -1;
+  for (const i of order) {
+    const need = Math.min(requests[i].maxNewTokens, maxSeqLen - requests[i].prompt.length);
+    if (buckets.length && need <= room) buckets[buckets.length - 1].push(i);
+    else {
+      buckets.push([i]);
+      room = maxSeqLen - requests[i].prompt.length;
+    }
+  }
+  return buckets;
+}

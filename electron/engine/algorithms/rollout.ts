@@ -1,0 +1,269 @@
+/**
+ * Episodes as token streams (algorithms.md "Rollout modes"). All rollouts of a batch advance in
+ * lockstep so each turn is one batched generate call. Token-in/token-out: the ids the policy
+ * generated are kept as they are and are what the update trains on.
+ *   real      observations from `env.step`
+ *   rehearse  the policy writes each observation after `<|obs|>`; the env is never touched
+ *   mixed     each step real with probability pReal
+ * Malformed actions: real → the env's error observation; rehearse → the episode ends (reward 0, the
+ * checklist scores any format error as 0).
+ */
+import type { RolloutMode as StoredMode } from '../../contract';
+import type { NewRollout } from '../store/rollouts';
+import { scoreChecklist } from '../envs/checklist';
+import { TranscriptRecorder } from '../envs/episode-base';
+import { formatAction, parseAction } from '../envs/parser';
+import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
+import { AlgorithmError } from './errors';
+import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
+import type { Policy } from './policy';
+import { Rng, deriveSeed } from './random';
+
+export type RolloutMode = 'real' | 'rehearse' | 'mixed';
+
+export interface RolloutSettings {
+  maxTurns: number;
+  maxTokensPerTurn: number;
+  maxObservationTokens: number;
+  temperature: number;
+  topP: number;
+  pReal: number;
+  toolSchemas: ToolSchemaMode;
+}
+
+export interface RolloutRequest {
+  task: Task;
+  mode: RolloutMode;
+  /** Rendered rehearsal memory placed in a `<|memory|>` block before the first act. */
+  memory?: string;
+  /**
+   * Commit mode `plan`: take these calls one per turn while each real observation agrees with the
+   * predicted one; after the first disagreement (or the plan's end) the policy acts.
+   */
+  plan?: PlanToFollow;
+}
+
+export interface PlanToFollow {
+  calls: ToolCall[];
+  expected: string[];
+  agrees(real: string, predicted: string): boolean;
+}
+
+export interface RolloutTurn {
+  action: Action;
+  /** The observation that followed (null after an answer or at the end). */
+  observation: string | null;
+  /** Whether the observation came from the real environment. */
+  real: boolean;
+}
+
+export type EndReason = 'answer' | 'env-done' | 'max-turns' | 'context' | 'format-error';
+
+export interface RolloutResult {
+  task: Task;
+  mode: RolloutMode;
+  segments: Segment[];
+  turns: RolloutTurn[];
+  reward: number;
+  checklist: ChecklistResult;
+  /** The env's own end-state check (real and mixed episodes). */
+  envCheck: EnvCheck | null;
+  success: boolean | null;
+  envCalls: number;
+  envWallMs: number;
+  tokensGenerated: number;
+  endReason: EndReason;
+}
+
+interface Live {
+  req: RolloutRequest;
+  tools: ToolSpec[];
+  segments: Segment[];
+  turns: RolloutTurn[];
+  recorder: TranscriptRecorder;
+  episode: Episode | null;
+  maxTurns: number;
+  end: EndReason | null;
+  /** The act just generated, before the loop handles it. */
+  pending: Action | null;
+  /** The act being answered by an observation. */
+  acted: Action | null;
+  rng: Rng;
+  /** Next plan step to take; -1 once the policy has taken over. */
+  planStep: number;
+}
+
+const length = (l: Live) => l.segments.reduce((n, s) => n + s.ids.length, 0);
+
+/** Run a batch of episodes to their end. `label` makes the sampling seeds unique per call site. */
+export async function runRollouts(policy: Policy, env: ToolEnv, requests: readonly RolloutRequest[], settings: RolloutSettings, seed: number, label: string): Promise<RolloutResult[]> {
+  const sp = policy.specials;
+  const tok = policy.tokenizer;
+  const lives: Live[] = [];
+  for (const [i, req] of requests.entries()) {
+    const tools = req.task.tools ?? env.tools();
+    if (req.plan && req.mode !== 'real') throw new AlgorithmError(`task ${req.task.id}: a plan can only be followed in a real rollout`);
+    // A pure rehearsal never opens an episode: zero env calls, by construction.
+    const episode = req.mode === 'rehearse' ? null : await env.reset(req.task, deriveSeed(seed, label, 'reset', i));
+    const prompt = promptSegments(
+      tok,
+      sp,
+      { system: systemText(env.description, tools, settings.toolSchemas), instruction: req.task.instruction, memory: req.memory, initialObservation: episode?.initialObservation ?? initialObservationOf(req.task) },
+      settings.maxObservationTokens,
+    );
+    const live: Live = {
+      req, tools, segments: prompt, turns: [], recorder: new TranscriptRecorder(), episode,
+      maxTurns: Math.min(settings.maxTurns, req.task.maxTurns), end: null, pending: null, acted: null,
+      rng: new Rng(deriveSeed(seed, label, 'mix', i)),
+      planStep: req.plan?.calls.length ? 0 : -1,
+    };
+    if (length(live) + 2 > policy.maxSeqLen)
+      throw new AlgorithmError(`task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`);
+    lives.push(live);
+  }
+  try {
+    for (let turn = 0; lives.some((l) => !l.end); turn++) {
+      await actTurn(policy, lives, settings, deriveSeed(seed, label, 'act', turn));
+      const needRehearsal: Live[] = [];
+      for (const l of lives.filter((x) => !x.end && x.pending)) {
+        const action = l.pending!;
+        l.pending = null;
+        l.acted = action;
+        l.recorder.recordAction(action);
+        if (action.kind === 'calls') action.calls.forEach((c) => l.recorder.recordCall(c));
+        if (action.kind === 'answer') {
+          // The env hears the answer too: its end-state check (e.g. tau2's answer part) reads it.
+          if (l.episode) await l.episode.step(action);
+          l.turns.push({ action, observation: null, real: l.episode !== null });
+          l.end = 'answer';
+          continue;
+        }
+        const real = l.req.mode === 'real' || (l.req.mode === 'mixed' && l.rng.next() < settings.pReal);
+        if (!real && action.kind === 'invalid') {
+          l.turns.push({ action, observation: null, real: false });
+          l.end = 'format-error';
+          continue;
+        }
+        if (real) await realObservation(policy, l, action, settings);
+        else needRehearsal.push(l);
+      }
+      await rehearseTurn(policy, needRehearsal, settings, deriveSeed(seed, label, 'obs', turn));
+      for (const l of lives) if (!l.end && l.turns.length >= l.maxTurns) l.end = 'max-turns';
+    }
+    return await Promise.all(lives.map((l) => finish(l)));
+  } finally {
+    await Promise.all(lives.map((l) => l.episode?.close()));
+  }
+}
+
+/** Household-style tasks describe the scene in the first observation; rehearsals get it from the task. */
+function initialObservationOf(task: Task): string | undefined {
+  const v = task.meta?.initialObservation;
+  return typeof v === 'string' ? v : undefined;
+}
+
+async function actTurn(policy: Policy, lives: Live[], s: RolloutSettings, seed: number): Promise<void> {
+  const sp = policy.specials;
+  const active = lives.filter((l) => !l.end);
+  const rows: Live[] = [];
+  for (const l of active) {
+    // One id for `<|act|>`, one kept for a forced `<|end|>`.
+    if (length(l) + 3 > policy.maxSeqLen) l.end = 'context';
+    else if (l.planStep >= 0) followPlan(policy, l);
+    else rows.push(l);
+  }
+  if (!rows.length) return;
+  const gens = await policy.generate(
+    rows.map((l) => ({ prompt: [...flatten(l.segments), sp.act], maxNewTokens: Math.min(s.maxTokensPerTurn, policy.maxSeqLen - length(l) - 2) })),
+    { temperature: s.temperature, topP: s.topP, seed },
+  );
+  rows.forEach((l, i) => {
+    const seg = generatedSegment(policy.tokenizer, sp, 'act', gens[i].tokens, gens[i].logprobs);
+    l.segments.push(seg);
+    l.pending = parseAction(seg.text, l.tools);
+  });
+}
+
+/** The plan's next call as a given (not generated, not trained) act segment. */
+function followPlan(policy: Policy, l: Live): void {
+  const action: Action = { kind: 'calls', calls: [l.req.plan!.calls[l.planStep]] };
+  l.segments.push(givenSegment(policy.tokenizer, policy.specials, 'act', policy.specials.act, formatAction(action)));
+  l.pending = parseAction(formatAction(action), l.tools);
+}
+
+async function realObservation(policy: Policy, l: Live, action: Action, s: RolloutSettings): Promise<void> {
+  const { observation, done } = await l.episode!.step(action);
+  if (l.planStep >= 0) {
+    const plan = l.req.plan!;
+    const agreed = plan.agrees(observation, plan.expected[l.planStep] ?? '');
+    l.planStep = agreed && l.planStep + 1 < plan.calls.length ? l.planStep + 1 : -1;
+  }
+  const room = policy.maxSeqLen - length(l) - 2;
+  l.turns.push({ action, observation, real: true });
+  if (room < 1) {
+    l.end = 'context';
+    return;
+  }
+  l.segments.push(givenSegment(policy.tokenizer, policy.specials, 'env', policy.specials.obs, observation, Math.min(s.maxObservationTokens, room)));
+  if (done) l.end = 'env-done';
+}
+
+async function rehearseTurn(policy: Policy, lives: Live[], s: RolloutSettings, seed: number): Promise<void> {
+  const sp = policy.specials;
+  const rows: Live[] = [];
+  for (const l of lives) {
+    if (length(l) + 3 > policy.maxSeqLen) {
+      l.turns.push({ action: l.acted!, observation: null, real: false });
+      l.end = 'context';
+    } else rows.push(l);
+  }
+  if (!rows.length) return;
+  const gens = await policy.generate(
+    rows.map((l) => ({ prompt: [...flatten(l.segments), sp.obs], maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - length(l) - 2) })),
+    { temperature: s.temperature, topP: s.topP, seed },
+  );
+  rows.forEach((l, i) => {
+    const seg = generatedSegment(policy.tokenizer, sp, 'rehearse', gens[i].tokens, gens[i].logprobs);
+    l.segments.push(seg);
+    l.turns.push({ action: l.acted!, observation: seg.text, real: false });
+  });
+}
+
+async function finish(l: Live): Promise<RolloutResult> {
+  const checklist = scoreChecklist(l.req.task.checklist, l.recorder.snapshot());
+  const envCheck = l.episode ? await l.episode.finalCheck() : null;
+  const cost = l.episode?.cost() ?? { envCalls: 0, envWallMs: 0 };
+  return {
+    task: l.req.task,
+    mode: l.req.mode,
+    segments: l.segments,
+    turns: l.turns,
+    reward: checklist.score,
+    checklist,
+    envCheck,
+    success: envCheck ? envCheck.passed && !checklist.formatError : null,
+    envCalls: cost.envCalls,
+    envWallMs: cost.envWallMs,
+    tokensGenerated: l.segments.reduce((n, s) => n + s.logprobs.length, 0),
+    endReason: l.end ?? 'max-turns',
+  };
+}
+
+/** The store's row for a rollout. */
+export function toNewRollout(r: RolloutResult, meta: { runId: string | null; step: number | null; memoryId?: number | null; mode?: StoredMode }): NewRollout {
+  return {
+    runId: meta.runId,
+    step: meta.step,
+    taskId: r.task.id,
+    env: r.task.env,
+    mode: meta.mode ?? r.mode,
+    reward: r.reward,
+    success: r.success,
+    checklist: r.checklist,
+    envCalls: r.envCalls,
+    envWallMs: r.envWallMs,
+    tokens: r.tokensGenerated,
+    memoryId: meta.memoryId ?? null,
+    turns: toTurns(r.segments),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Test-time private rehearsal (algorithms.md): N rehearsals with no env calls, a memory built from
+ * them, then one committed run in the real environment.
+ *   parallel    N independent rehearsals at temperature T_r (one batched rollout call)
+ *   sequential  rehearsal j sees the memory of rehearsals < j and may revise
+ *   commit `prompt`  the memory goes in a `<|memory|>` block before the first act
+ *   commit `plan`    the consensus plan is followed while real observations agree with the
+ *                    predicted ones; the policy (with the memory) takes over at the first divergence
+ */
+import { renderMemory } from '../memory-text';
+import type { Task, ToolEnv } from '../envs/types';
+import { AlgorithmError } from './errors';
+import { type Memory, type RehearsalTrace, buildMemory } from './memory';
+import type { Policy } from './policy';
+import { type PlanToFollow, type RolloutResult, type RolloutSettings, runRollouts } from './rollout';
+import { type TextSimilarityName, textSimilarity } from './rwml';
+
+export interface TestTimeOptions {
+  rehearsals: number;
+  mode: 'parallel' | 'sequential';
+  commit: 'prompt' | 'plan';
+  /** Sampling temperature of the rehearsals. */
+  temperature: number;
+  /** `plan` commit: a real observation agrees with the predicted one when similarity ≥ threshold. */
+  agreement?: { similarity: TextSimilarityName; threshold: number };
+}
+
+export interface TestTimeResult {
+  memory: Memory;
+  memoryText: string;
+  rehearsals: RolloutResult[];
+  committed: RolloutResult;
+}
+
+export function traceOf(r: RolloutResult): RehearsalTrace {
+  return { instruction: r.task.instruction, turns: r.turns.map((t) => ({ action: t.action, observation: t.observation })), logprobs: r.segments.flatMap((s) => s.logprobs) };
+}
+
+/** N private rehearsals of `task` and the memory built from them. Makes no env calls. */
+export async function privateRehearsals(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, o: TestTimeOptions, seed: number, label: string): Promise<{ memory: Memory; rehearsals: RolloutResult[] }> {
+  if (!Number.isInteger(o.rehearsals) || o.rehearsals < 1) throw new AlgorithmError(`rehearsals must be a positive integer, got ${o.rehearsals}`);
+  const s = { ...settings, temperature: o.temperature };
+  let rehearsals: RolloutResult[];
+  if (o.mode === 'parallel') {
+    rehearsals = await runRollouts(policy, env, Array.from({ length: o.rehearsals }, () => ({ task, mode: 'rehearse' as const })), s, seed, `${label}:rehearse`);
+  } else {
+    rehearsals = [];
+    for (let j = 0; j < o.rehearsals; j++) {
+      const memory = j === 0 ? undefined : renderMemory(buildMemory(rehearsals.map(traceOf)));
+      rehearsals.push(...(await runRollouts(policy, env, [{ task, mode: 'rehearse', memory }], s, seed, `${label}:rehearse:${j}`)));
+    }
+  }
+  return { memory: buildMemory(rehearsals.map(traceOf)), rehearsals };
+}
+
+/** The committed real run with a given (possibly user-edited) memory. */
+export async function commitWithMemory(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, memory: Memory, o: Pick<TestTimeOptions, 'commit' | 'agreement'>, seed: number, label: string): Promise<RolloutResult> {
+  const memoryText = renderMemory(memory);
+  let plan: PlanToFollow | undefined;
+  if (o.commit === 'plan' && memory.consensus.plan.length) {
+    const agreement = o.agreement ?? { similarity: 'json-f1', threshold: 0.8 };
+    // Expected observations come from a rehearsal whose plan is the consensus one.
+    const key = JSON.stringify(memory.consensus.plan);
+    const source = memory.rehearsals.find((r) => JSON.stringify(r.plan) === key);
+    plan = {
+      calls: memory.consensus.plan,
+      expected: source?.predictedObservations ?? [],
+      agrees: (real, predicted) => textSimilarity(agreement.similarity, predicted, real) >= agreement.threshold,
+    };
+  }
+  const [committed] = await runRollouts(policy, env, [{ task, mode: 'real', memory: memoryText, plan }], settings, seed, `${label}:commit`);
+  return committed;
+}
+
+/** Rehearse privately, build the memory, commit in the real env. */
+export async function rehearseAndCommit(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, o: TestTimeOptions, seed: number, label: string): Promise<TestTimeResult> {
+  const { memory, rehearsals } = await privateRehearsals(policy, env, task, settings, o, seed, label);
+  const committed = await commitWithMemory(policy, env, task, settings, memory, o, seed, label);
+  return { memory, memoryText: renderMemory(memory), rehearsals, committed };
+}

@@ -1,0 +1,140 @@
+/**
+ * `runTraining`: one run = one or more stages (e.g. SFT then EnvACE) over one policy, dispatched by
+ * `config.algo`. Runs inside the compute worker; talks to the outside only through `io` callbacks.
+ * Exact resume: the checkpoint holds weights, AdamW moments and the optimiser step; the data order
+ * and every sampling seed are functions of (seed, global step), so a resumed run repeats nothing and
+ * skips nothing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunConfig as RunConfigSchema, type RunConfig } from '../../contract';
+import { loadTokenizer } from '../../../native-models/tokenizer';
+import { getEnv } from '../envs/registry';
+import type { ToolEnv } from '../envs/types';
+import { MODEL_DIR, REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, TOKENIZER_DIR, type TrainingIO } from './context';
+import { demoCorpus, expertTranscripts } from './demos';
+import { AlgorithmError } from './errors';
+import { runPawStage } from './loops/paw';
+import { runRoleGrpoStage } from './loops/role-grpo';
+import { runRwmlStage } from './loops/rwml';
+import { runSftStage } from './loops/sft';
+import { NativePolicy } from './policy';
+import type { RolloutSettings } from './rollout';
+
+export type { StepResult, TrainingIO } from './context';
+
+/** The stages of a run and the global steps each owns. */
+export function planStages(c: RunConfig): Stage[] {
+  const parts: Array<[Stage['algo'], number]> = [];
+  switch (c.algo) {
+    case 'sft+envace':
+      if (c.sft.steps < 1) throw new AlgorithmError('sft+envace needs sft.steps ≥ 1');
+      parts.push(['sft', c.sft.steps], ['envace', c.steps]);
+      break;
+    case 'rwml+grpo-real':
+      if (c.rwml.stageSteps < 1) throw new AlgorithmError('rwml+grpo-real needs rwml.stageSteps ≥ 1');
+      parts.push(['rwml', c.rwml.stageSteps], ['grpo-real', c.steps]);
+      break;
+    default:
+      parts.push([c.algo, c.steps]);
+  }
+  let next = 1;
+  return parts.map(([algo, n]) => {
+    const stage = { algo, first: next, last: next + n - 1 };
+    next += n;
+    return stage;
+  });
+}
+
+/** Knobs this engine does not implement yet are refused up front, never silently ignored. */
+function checkSupported(c: RunConfig): void {
+  if (!('preset' in c.model)) throw new AlgorithmError('training an imported model is not supported by the algorithms yet; use a preset');
+  if (c.rollout.rehearsePrompt !== 'inline') throw new AlgorithmError("rollout.rehearsePrompt 'simulator' is not supported yet; use 'inline'");
+}
+
+/** Env options derived from the run's world size, for the envs that have one. */
+export function envOptions(c: RunConfig): Record<string, unknown> {
+  if (c.env === 'retail') return { worldSize: Math.max(5, c.worldSize), seed: c.seed };
+  if (c.env === 'household') return { objects: Math.max(2, c.worldSize) };
+  return {};
+}
+
+export function rolloutSettings(c: RunConfig): RolloutSettings {
+  const r = c.rollout;
+  return { maxTurns: r.maxTurns, maxTokensPerTurn: r.maxTokensPerTurn, maxObservationTokens: r.maxObservationTokens, temperature: r.temperature, topP: r.topP, pReal: r.pReal, toolSchemas: r.toolSchemas };
+}
+
+const tasksOf = (env: ToolEnv, split: 'train' | 'heldout') => env.tasks(split).map((t) => env.task(t.id));
+
+/** Where to start: a fresh run, this run's checkpoint at a step, or another run's checkpoint folder. */
+function resumePoint(io: TrainingIO): { dir: string; step: number } | null {
+  const dir = io.resumeFromDir ?? (io.resumeFromStep !== undefined ? join(io.runDir, 'checkpoints', `step-${io.resumeFromStep}`) : undefined);
+  if (!dir) return null;
+  const file = join(dir, RUN_STATE_FILE);
+  if (!existsSync(file)) throw new AlgorithmError(`no checkpoint to resume from at ${dir}`);
+  const state = JSON.parse(readFileSync(file, 'utf8')) as { step?: unknown };
+  if (!Number.isInteger(state.step)) throw new AlgorithmError(`checkpoint ${dir} has no step in ${RUN_STATE_FILE}`);
+  return { dir, step: state.step as number };
+}
+
+export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ finalStep: number }> {
+  const parsed = RunConfigSchema.safeParse(input);
+  if (!parsed.success) throw new AlgorithmError(`invalid run config: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const config = parsed.data;
+  checkSupported(config);
+  const stages = planStages(config);
+  const total = stages[stages.length - 1].last;
+  const env = await getEnv(config.env, envOptions(config));
+  const trainTasks = tasksOf(env, 'train');
+  const heldoutTasks = tasksOf(env, 'heldout');
+  if (!trainTasks.length) throw new AlgorithmError(`environment '${config.env}' has no training tasks`);
+  const from = resumePoint(io);
+  io.onProgress(0, 'setup');
+  const tokenizer = from ? loadTokenizer(join(from.dir, TOKENIZER_DIR)) : undefined;
+  const corpus = tokenizer ? [] : demoCorpus(await expertTranscripts(env, trainTasks, config.rollout.toolSchemas, config.seed));
+  const policy = await NativePolicy.create({
+    preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset,
+    corpus,
+    tokenizer,
+    seed: config.seed,
+    optimizer: {
+      lr: config.optim.lr, warmupSteps: config.optim.warmupSteps, minLrRatio: config.optim.minLrRatio, weightDecay: config.optim.weightDecay,
+      maxGradNorm: config.optim.gradClip, totalSteps: total * config.optim.ppoEpochs,
+    },
+    knobs: { clipLow: config.loss.clipLow, clipHigh: config.loss.clipHigh, dualClip: config.loss.dualClip, klBeta: config.loss.klBeta, cmaeRho: config.paw.rho },
+  });
+  try {
+    if (from) {
+      policy.load(join(from.dir, MODEL_DIR));
+      if (existsSync(join(from.dir, REFERENCE_DIR))) await policy.loadReference(join(from.dir, REFERENCE_DIR));
+      io.onLog('info', `resumed from ${from.dir} at step ${from.step}`);
+    }
+    const ctx = new RunContext(config, env, trainTasks, heldoutTasks, policy, rolloutSettings(config), io, stages);
+    let step = from ? from.step : 0;
+    ctx.lastStep = step;
+    for (const stage of stages) {
+      if (stage.last <= step) continue;
+      const start = Math.max(stage.first, step + 1);
+      io.onLog('info', `stage ${stage.algo}: steps ${start}–${stage.last}`);
+      const go = await runStage(ctx, stage, start);
+      step = go ? stage.last : step;
+      if (!go) return { finalStep: ctx.lastStep };
+    }
+    return { finalStep: total };
+  } finally {
+    await policy.release();
+  }
+}
+
+function runStage(ctx: RunContext, stage: Stage, start: number): Promise<boolean> {
+  switch (stage.algo) {
+    case 'sft':
+      return runSftStage(ctx, stage, start);
+    case 'paw':
+      return runPawStage(ctx, stage, start);
+    case 'rwml':
+      return runRwmlStage(ctx, stage, start);
+    default:
+      return runRoleGrpoStage(ctx, stage, start, stage.algo);
+  }
+}

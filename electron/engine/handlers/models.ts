@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
+import { ExportError, exportModel, importModel, listModels, loadModel, loadRunCheckpoint, ModelRegistryError, RunCheckpointError, type ModelEntry } from '../models';
+import type { EngineServices, RequestContext } from '../services';
+import { checkpointDir } from '../training';
+import type { HandlerGroup } from './types';
+
+const summary = (e: ModelEntry): ModelSummary => ({
+  name: e.name,
+  source: e.source,
+  importedAt: e.importedAt,
+  architecture: e.architecture,
+  paramCount: e.paramCount,
+  vocabSize: e.config.vocabSize,
+  dModel: e.config.dModel,
+  nLayers: e.config.nLayers,
+});
+
+/** How to load an export with common tools (shown in the Export view and the CLI). */
+export function loadSnippet(format: ExportFormat, outDir: string): string {
+  const dir = JSON.stringify(outDir);
+  switch (format) {
+    case 'hf':
+      return `from transformers import AutoModelForCausalLM, AutoTokenizer\nmodel = AutoModelForCausalLM.from_pretrained(${dir})\ntokenizer = AutoTokenizer.from_pretrained(${dir})`;
+    case 'onnx':
+      return `import onnxruntime as ort\nsession = ort.InferenceSession(${JSON.stringify(path.join(outDir, 'model.onnx'))})  # inputs: input_ids, attention_mask, position_ids, past_key_values.N.key/value`;
+    case 'lora':
+      return `from peft import PeftModel\nmodel = PeftModel.from_pretrained(base_model, ${dir})`;
+    case 'gguf':
+      return `llama-cli -m ${JSON.stringify(path.join(outDir, 'model-f16.gguf'))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./model-f16.gguf)`;
+  }
+}
+
+/** Paths from a GUI transport must stay inside the data home; the CLI (in-process) may go anywhere. */
+function confine(s: EngineServices, ctx: RequestContext, target: string, root: string, what: string): string {
+  const resolved = path.resolve(target);
+  if (ctx.transport === 'in-process') return resolved;
+  if (resolved !== root && !resolved.startsWith(root + path.sep)) {
+    throw new ContractError('invalid_input', `${what} must be inside ${root} when chosen from the workbench window`);
+  }
+  return resolved;
+}
+
+function asContractError(error: unknown): never {
+  if (error instanceof ModelRegistryError) throw new ContractError(error.code === 'NOT_FOUND' ? 'not_found' : error.code === 'EXISTS' ? 'conflict' : 'invalid_input', error.message);
+  if (error instanceof ExportError) throw new ContractError(error.code.startsWith('OUT_DIR') ? 'conflict' : 'invalid_input', error.message);
+  if (error instanceof RunCheckpointError) throw new ContractError('invalid_input', error.message);
+  throw error;
+}
+
+export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exports.list' | 'exports.create'> = (s) => ({
+  'models.list': () => ({ items: listModels(s.paths.models).map(summary) }),
+  'models.import': async ({ hfDir, name }, ctx) => {
+    const source = confine(s, ctx, hfDir, s.paths.home, 'the model folder');
+    return summary(await importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch(asContractError));
+  },
+  'exports.list': () => ({ items: s.store.exports.list() }),
+  'exports.create': async ({ source, format, outDir, ggufDtype, force }, ctx) => {
+    let model: { config: Parameters<typeof exportModel>[0]['config']; weights: Parameters<typeof exportModel>[0]['weights']; tokenizer: Parameters<typeof exportModel>[0]['tokenizer'] };
+    let label: string;
+    let card: { run: string; method: string; metrics: Record<string, number> } | undefined;
+    let step: number | null = null;
+    if ('run' in source) {
+      const run = s.store.runs.get(source.run);
+      if (!run) throw new ContractError('not_found', `no run with id ${source.run}`);
+      const chosen = source.step ?? run.checkpoints.at(-1)?.step;
+      if (chosen === undefined) throw new ContractError('not_found', `run ${run.id} has no checkpoint yet`);
+      if (!run.checkpoints.some((c) => c.step === chosen)) {
+        throw new ContractError('not_found', `run ${run.id} has no checkpoint at step ${chosen} (checkpoints: ${run.checkpoints.map((c) => c.step).join(', ')})`);
+      }
+      step = chosen;
+      try {
+        model = loadRunCheckpoint(s.store.runs.checkpointPath(run.id, chosen) ?? checkpointDir(s, run.id, chosen));
+      } catch (error) {
+        asContractError(error);
+      }
+      label = `${run.id}-step-${chosen}`;
+      const last = Object.fromEntries(s.store.metrics.query({ runId: run.id, toStep: chosen, maxPoints: 100_000 }).map((m) => [m.key, m.values.at(-1) ?? NaN]));
+      card = { run: `${run.name} (${run.id}), step ${chosen}`, method: run.algo, metrics: Object.fromEntries(Object.entries(last).filter(([k]) => /reward|success|eval/.test(k))) };
+    } else {
+      model = await Promise.resolve()
+        .then(() => loadModel(s.paths.models, source.model))
+        .catch(asContractError);
+      label = source.model;
+    }
+    const defaultDir = path.join(s.paths.exports, `${label}-${format}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    const target = outDir ? confine(s, ctx, outDir, s.paths.exports, 'the export folder') : defaultDir;
+    const result = await exportModel({
+      ...model,
+      format,
+      outDir: target,
+      card,
+      name: label,
+      ggufDtype,
+      force,
+      protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
+    }).catch(asContractError);
+    return s.store.exports.insert({ runId: 'run' in source ? source.run : null, model: 'model' in source ? source.model : null, step, format, outDir: result.outDir, files: result.files });
+  },
+});

@@ -1,0 +1,160 @@
+// Exports of a model (ours or imported) to the formats other tools load: a Hugging Face folder, a
+// self-contained ONNX model with a KV cache, a PEFT LoRA adapter, GGUF for llama.cpp. Every export fills
+// a temp folder and swaps it in whole (native-models/io/atomic), after checking the destination is safe.
+
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AtomicWriteError,
+  type ModelConfig,
+  type Params,
+  type TensorMap,
+  type TextTokenizer,
+  buildDecodeGraph,
+  compileGraph,
+  exportHfFolder,
+  exportLoraAdapter,
+  hfToGguf,
+  writeDirAtomic,
+  writeGguf,
+  writeHfConfig,
+} from '../../../native-models';
+import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
+import { loraAdapters, mergeLora } from './lora';
+import { type ModelCard, renderModelCard } from './model-card';
+import { ExportError, type OutDirOptions, checkOutDir } from './out-dir';
+
+export const EXPORT_FORMATS = ['hf', 'onnx', 'lora', 'gguf'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** A single-file ONNX model is one protobuf message, which cannot exceed 2 GiB. */
+const MAX_ONNX_WEIGHT_BYTES = 2 ** 31 - 64 * 1024 ** 2;
+
+export interface ExportOptions extends OutDirOptions {
+  config: ModelConfig;
+  /** Every parameter of `config` by Hugging Face name (LoRA adapters included when the config has them). */
+  weights: Params;
+  tokenizer: TextTokenizer;
+  format: ExportFormat;
+  outDir: string;
+  card?: ModelCard;
+  /** Name recorded in GGUF metadata. */
+  name?: string;
+  /** LoRA export: where the base model lives (hub id or path), written into adapter_config.json. */
+  lora?: { baseModel: string };
+  ggufDtype?: 'f32' | 'f16';
+}
+
+export interface ExportResult {
+  format: ExportFormat;
+  outDir: string;
+  files: { name: string; bytes: number }[];
+}
+
+/** Run an exporter that writes its own atomic folder into `tmp/.stage`, then lift its files into `tmp`. */
+function lift(tmp: string, write: (stage: string) => void): void {
+  const stage = join(tmp, '.stage');
+  write(stage);
+  for (const f of readdirSync(stage)) renameSync(join(stage, f), join(tmp, f));
+  rmSync(stage, { recursive: true });
+}
+
+function tokenIds(t: TextTokenizer) {
+  return { bosTokenId: t.bosTokenId, eosTokenId: t.eosTokenId, padTokenId: t.padTokenId };
+}
+
+/** Everything an export writes, checked before the first byte is. */
+interface Prepared {
+  /** Without LoRA for full-weight formats (adapters merged); as given for the LoRA format. */
+  config: ModelConfig;
+  params: Params;
+  hfWeights: TensorMap;
+  card: string;
+}
+
+function prepare(o: ExportOptions): Prepared {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
+    throw new ExportError('BAD_INPUT', `unknown export format ${JSON.stringify(o.format)} (known: ${EXPORT_FORMATS.join(', ')})`);
+  if (o.ggufDtype !== undefined && o.ggufDtype !== 'f32' && o.ggufDtype !== 'f16')
+    throw new ExportError('BAD_INPUT', `ggufDtype must be f32 or f16, got ${JSON.stringify(o.ggufDtype)}`);
+  if (o.tokenizer.vocabSize > o.config.vocabSize)
+    throw new ExportError('BAD_INPUT', `the tokenizer has ${o.tokenizer.vocabSize} tokens but the model's vocabulary is ${o.config.vocabSize}`);
+  if (o.format === 'lora') {
+    if (!o.config.lora)
+      throw new ExportError('NO_LORA', 'this model has no LoRA adapters (it was not trained with LoRA); export it as hf, onnx or gguf instead');
+    if (!baseModelOf(o)) throw new ExportError('BAD_INPUT', 'a LoRA export needs the base model it applies to (lora.baseModel: hub id or path)');
+  }
+  // Full-weight formats carry the adapters folded in; the LoRA format carries only the adapters.
+  const { config, params } = o.format === 'lora' ? { config: o.config, params: o.weights } : mergeLora(o.config, o.weights);
+  const hfWeights = hfWeightsFromParams(config, params); // every parameter present and sized
+  const card = renderModelCard(o.card, { format: o.format, config, mergedLora: o.format !== 'lora' && o.config.lora !== undefined });
+  return { config, params, hfWeights, card };
+}
+
+const baseModelOf = (o: ExportOptions) => o.lora?.baseModel ?? o.card?.baseModel;
+
+const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions, p: Prepared) => void> = {
+  hf: (tmp, o, p) =>
+    lift(tmp, (stage) =>
+      exportHfFolder(stage, { shape: hfShapeFromConfig(p.config), weights: p.hfWeights, tokenizer: o.tokenizer, modelCard: p.card }),
+    ),
+
+  onnx: (tmp, o, p) => {
+    let bytes = 0;
+    for (const w of p.params.values()) bytes += w.byteLength;
+    if (bytes > MAX_ONNX_WEIGHT_BYTES)
+      throw new ExportError(
+        'TOO_LARGE',
+        `the weights take ${bytes} bytes; a single-file ONNX model holds under 2 GiB (export as hf or gguf instead)`,
+      );
+    writeFileSync(join(tmp, 'model.onnx'), compileGraph(buildDecodeGraph(p.config, { embedWeights: p.params })));
+    writeHfConfig(tmp, hfShapeFromConfig(p.config), tokenIds(o.tokenizer));
+    o.tokenizer.save(tmp);
+    writeFileSync(join(tmp, 'README.md'), p.card);
+  },
+
+  lora: (tmp, o, p) => {
+    const lora = p.config.lora!;
+    const adapters = loraAdapters(p.config, p.params);
+    const input = {
+      shape: hfShapeFromConfig(p.config),
+      adapters,
+      rank: lora.rank,
+      alpha: lora.alpha,
+      targets: lora.targets,
+      baseModel: baseModelOf(o)!,
+    };
+    lift(tmp, (stage) => exportLoraAdapter(stage, input));
+    writeFileSync(join(tmp, 'README.md'), p.card);
+  },
+
+  gguf: (tmp, o, p) => {
+    const dtype = o.ggufDtype ?? 'f32';
+    const t = o.tokenizer;
+    const file = hfToGguf({
+      shape: hfShapeFromConfig(p.config),
+      weights: p.hfWeights,
+      tokenizer: { json: t.json, chatTemplate: t.chatTemplate, ...tokenIds(t) },
+      name: o.name ?? o.card?.run,
+      dtype: dtype === 'f16' ? 'F16' : 'F32',
+    });
+    writeGguf(join(tmp, `model-${dtype}.gguf`), file);
+    writeFileSync(join(tmp, 'README.md'), p.card);
+  },
+};
+
+/** Write `o.weights` in `o.format` to `o.outDir` (created or, with force, replaced whole). */
+export async function exportModel(o: ExportOptions): Promise<ExportResult> {
+  const prepared = prepare(o);
+  const outDir = checkOutDir(o.outDir, o);
+  await writeDirAtomic(outDir, (tmp) => WRITERS[o.format](tmp, o, prepared)).catch((e: unknown) => {
+    // The atomic writer wraps what the fill threw; callers get the typed error itself.
+    throw e instanceof AtomicWriteError && e.cause instanceof Error ? e.cause : e;
+  });
+  const files = readdirSync(outDir)
+    .sort()
+    .map((name) => ({ name, bytes: statSync(join(outDir, name)).size }));
+  return { format: o.format, outDir, files };
+}
+
+export { ExportError };

@@ -1,0 +1,134 @@
+"""Reference forward pass of an exported Hugging Face folder, for the export parity tests.
+
+Usage: /usr/bin/python3 exports_reference.py HF_DIR IDS_JSON OUT_SAFETENSORS
+Reads only what any Hugging Face loader reads: config.json and model.safetensors (parsed by hand: an
+8-byte little-endian header length, a JSON header, raw tensor bytes). Runs the LlamaForCausalLM /
+Qwen2ForCausalLM / Qwen3ForCausalLM forward described by config.json on the token rows in IDS_JSON
+(a list of equal-length lists, no padding) and writes `logits` [B, T, V] as float32 safetensors.
+
+Written from the architectures' descriptions; it shares no code with the TypeScript model or exporter.
+"""
+import json
+import struct
+import sys
+
+import numpy as np
+import torch
+
+DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8 : 8 + n])
+    body = blob[8 + n :]
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = entry["data_offsets"]
+        if entry["dtype"] == "BF16":
+            raw = np.frombuffer(body[start:end], dtype=np.uint16).astype(np.uint32) << 16
+            arr = raw.view(np.float32)
+        else:
+            arr = np.frombuffer(body[start:end], dtype=DTYPES[entry["dtype"]])
+        tensors[name] = torch.from_numpy(arr.astype(np.float32).reshape(entry["shape"]).copy())
+    return tensors
+
+
+def save_safetensors(path, tensors):
+    header, chunks, offset = {}, [], 0
+    for name, t in tensors.items():
+        raw = np.ascontiguousarray(t.detach().numpy().astype(np.float32)).tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw)
+        offset += len(raw)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(chunks))
+
+
+class Llama:
+    def __init__(self, cfg, w):
+        self.cfg, self.w = cfg, w
+        arch = cfg["architectures"][0]
+        self.heads = cfg["num_attention_heads"]
+        self.kv_heads = cfg.get("num_key_value_heads", self.heads)
+        self.head_dim = cfg.get("head_dim") or cfg["hidden_size"] // self.heads
+        self.eps = cfg.get("rms_norm_eps", 1e-6)
+        self.theta = cfg.get("rope_theta", 10000.0)
+        self.qk_norm = arch == "Qwen3ForCausalLM"
+        self.tied = cfg.get("tie_word_embeddings", False)
+
+    def norm(self, x, weight):
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return weight * (x * torch.rsqrt(variance + self.eps))
+
+    def proj(self, x, name):
+        bias = self.w.get(name + ".bias")
+        return torch.nn.functional.linear(x, self.w[name + ".weight"], bias)
+
+    def rope(self, x, positions):
+        # x [B, heads, T, D]; rotate the first half against the second half of each head.
+        d = self.head_dim
+        inv_freq = 1.0 / (self.theta ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+        angles = positions[:, None].double() * inv_freq[None, :]
+        emb = torch.cat([angles, angles], dim=-1)
+        cos, sin = emb.cos().float(), emb.sin().float()
+        first, second = x[..., : d // 2], x[..., d // 2 :]
+        rotated = torch.cat([-second, first], dim=-1)
+        return x * cos + rotated * sin
+
+    def attention(self, i, x, positions):
+        b, t, _ = x.shape
+        p = f"model.layers.{i}.self_attn"
+        q = self.proj(x, p + ".q_proj").view(b, t, self.heads, self.head_dim)
+        k = self.proj(x, p + ".k_proj").view(b, t, self.kv_heads, self.head_dim)
+        v = self.proj(x, p + ".v_proj").view(b, t, self.kv_heads, self.head_dim)
+        if self.qk_norm:
+            q = self.norm(q, self.w[p + ".q_norm.weight"])
+            k = self.norm(k, self.w[p + ".k_norm.weight"])
+        q, k, v = (z.transpose(1, 2) for z in (q, k, v))
+        q, k = self.rope(q, positions), self.rope(k, positions)
+        group = self.heads // self.kv_heads
+        k = k.repeat_interleave(group, dim=1)
+        v = v.repeat_interleave(group, dim=1)
+        scores = q @ k.transpose(-1, -2) / (self.head_dim ** 0.5)
+        causal = torch.ones(t, t, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+        out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, self.heads * self.head_dim)
+        return self.proj(out, p + ".o_proj")
+
+    def mlp(self, i, x):
+        p = f"model.layers.{i}.mlp"
+        gate = self.proj(x, p + ".gate_proj")
+        return self.proj(torch.nn.functional.silu(gate) * self.proj(x, p + ".up_proj"), p + ".down_proj")
+
+    def forward(self, ids):
+        x = self.w["model.embed_tokens.weight"][ids]
+        positions = torch.arange(ids.shape[1])
+        for i in range(self.cfg["num_hidden_layers"]):
+            p = f"model.layers.{i}"
+            x = x + self.attention(i, self.norm(x, self.w[p + ".input_layernorm.weight"]), positions)
+            x = x + self.mlp(i, self.norm(x, self.w[p + ".post_attention_layernorm.weight"]))
+        x = self.norm(x, self.w["model.norm.weight"])
+        head = self.w["model.embed_tokens.weight"] if self.tied else self.w["lm_head.weight"]
+        return x @ head.t()
+
+
+def main():
+    hf_dir, ids_path, out_path = sys.argv[1:4]
+    with open(f"{hf_dir}/config.json") as f:
+        cfg = json.load(f)
+    with open(ids_path) as f:
+        ids = torch.tensor(json.load(f), dtype=torch.long)
+    model = Llama(cfg, load_safetensors(f"{hf_dir}/model.safetensors"))
+    with torch.no_grad():
+        save_safetensors(out_path, {"logits": model.forward(ids)})
+
+
+if __name__ == "__main__":
+    main()
