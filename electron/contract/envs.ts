@@ -37,3 +37,19 @@ export const EnvsCallOutput = z.strictObject({
   ok: z.boolean(),
   wallMs: z.number(),
 });
+
+/** A user's MCP server (stdio command or streamable HTTP URL) plus a JSONL task file, as an environment. */
+export const McpServer = z.union([
+  z.strictObject({ command: z.string().min(1).max(4096), args: z.array(z.string().max(4096)).max(64).default([]) }),
+  z.strictObject({ url: z.url({ protocol: /^https?$/ }).max(4096) }),
+]);
+export const EnvsAddMcpInput = z.strictObject({
+  id: Id,
+  description: z.string().max(500).optional(),
+  server: McpServer,
+  /** JSON Lines: {id, instruction, split?, checklist, gold?, maxTurns?} per line. */
+  taskFile: z.string().min(1).max(4096),
+  timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+  maxOutputChars: z.number().int().min(100).max(1_000_000).default(8_000),
+});
+export type EnvsAddMcpInput = z.infer<typeof EnvsAddMcpInput>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Empty, Ok } from './common';
-import { EnvDetail, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput } from './envs';
+import { EnvDetail, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesListInput, MemoriesListOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
@@ -35,6 +35,7 @@ export const methods = {
   'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
+  'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
   'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder'),

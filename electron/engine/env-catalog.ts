@@ -2,13 +2,15 @@ import { ContractError, type EnvDetail, type EnvSummary } from '../contract';
 import { callTool } from './envs/oracle';
 import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './envs/registry';
 import type { JsonValue } from './envs/types';
+import type { HomePaths } from './home';
+import { addMcpServer } from './mcp-servers';
 import type { EnvCatalog, ToolCallResult } from './services';
 
 /**
  * The environment catalog the handlers see, over envs/registry. Environments are built on
  * first use (some load benchmark files or spawn servers) and kept for the engine's life.
  */
-export function registryCatalog(): EnvCatalog {
+export function registryCatalog(paths: HomePaths): EnvCatalog {
   const load = async (id: string) => {
     try {
       return await getEnv(id);
@@ -26,6 +28,12 @@ export function registryCatalog(): EnvCatalog {
     async get(id): Promise<EnvDetail | null> {
       const env = await load(id);
       return env ? envDetail(env) : null;
+    },
+    async addMcp(entry) {
+      await addMcpServer(paths, entry);
+      const env = await load(entry.id);
+      if (!env) throw new ContractError('internal', `environment ${entry.id} was added but cannot be loaded`);
+      return envSummary(env);
     },
     async call(id, tool, args, taskId): Promise<ToolCallResult | null> {
       const env = await load(id);

@@ -12,6 +12,7 @@ import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
 import { ensureHome, resolveHome } from './home';
 import { JobQueue } from './jobs/queue';
+import { loadMcpServers } from './mcp-servers';
 import type { EngineServices, EnvCatalog, RequestContext } from './services';
 import { Store } from './store';
 
@@ -37,10 +38,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const paths = ensureHome(resolveHome(options.home));
   const store = Store.open(paths.db, loadSnippet);
   store.runs.markInterrupted();
+  loadMcpServers(paths);
   const events = new EventBus();
   const jobs = new JobQueue((job) => events.emit('job.update', job));
   const compute = new ComputeClient();
-  const services: EngineServices = { paths, store, jobs, compute, events, envs: options.envs ?? registryCatalog() };
+  const services: EngineServices = { paths, store, jobs, compute, events, envs: options.envs ?? registryCatalog(paths) };
 
   const handlers: Handlers<RequestContext> = {
     ...systemHandlers(services),

@@ -1,4 +1,4 @@
-import type { EnvDetail, EnvSummary } from '../contract';
+import type { EnvDetail, EnvsAddMcpInput, EnvSummary } from '../contract';
 import type { ComputeClient } from './compute/client';
 import type { EventBus } from './events';
 import type { HomePaths } from './home';
@@ -19,6 +19,8 @@ export interface EnvCatalog {
   get(id: string): Promise<EnvDetail | null>;
   /** One tool call in a fresh episode (the GUI console); null for an unknown env. */
   call(id: string, tool: string, args: Record<string, unknown>, taskId?: string): Promise<ToolCallResult | null>;
+  /** Add a user's MCP server + task file (absent in catalogs that cannot grow). */
+  addMcp?(entry: EnvsAddMcpInput): Promise<EnvSummary>;
 }
 
 /** Everything a handler may use; built once by the host. */

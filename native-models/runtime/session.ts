@@ -30,6 +30,9 @@ function ortOptions(provider: Provider, o: SessionOptions): ort.InferenceSession
     executionProviders: [provider],
     enableCpuMemArena: o.enableCpuMemArena ?? true,
     graphOptimizationLevel: 'all',
+    // A GPU provider that cannot load is reported through the fallback message; ORT's own
+    // error log for it would only alarm (severity 4 = fatal only).
+    ...(provider === 'cpu' ? {} : { logSeverityLevel: 4 as const }),
   };
   if (o.intraOpThreads !== undefined) options.intraOpNumThreads = o.intraOpThreads;
   return options;

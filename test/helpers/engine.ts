@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EnvDetail } from '../../electron/contract';
 import { createEngine, type Engine } from '../../electron/engine/host';
+import { registryCatalog } from '../../electron/engine/env-catalog';
+import { homePaths } from '../../electron/engine/home';
 import type { EnvCatalog } from '../../electron/engine/services';
 
 export function tempHome(prefix = 'envace-test-'): string {
@@ -31,7 +33,9 @@ export const testCatalog: EnvCatalog = (() => {
 
 export function testEngine(options: { envs?: EnvCatalog; home?: string } = {}): { engine: Engine; home: string; cleanup(): Promise<void> } {
   const home = options.home ?? tempHome();
-  const engine = createEngine({ home, envs: options.envs ?? testCatalog, onInternalError: () => {} });
+  // Adding an MCP server goes through the real registry (a real server process), listed beside the fixture env.
+  const envs = options.envs ?? { ...testCatalog, addMcp: (entry) => registryCatalog(homePaths(home)).addMcp!(entry) };
+  const engine = createEngine({ home, envs, onInternalError: () => {} });
   return {
     engine,
     home,

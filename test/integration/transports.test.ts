@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -52,7 +54,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { runId: string; rolloutId: number; memoryId: number; hfDir: string; vocabSize: number };
+let fixtures: { runId: string; rolloutId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
 
 beforeAll(async () => {
   env = testEngine();
@@ -102,7 +104,14 @@ beforeAll(async () => {
   const config = nanoConfig({ vocabSize: tokenizer.vocabSize });
   await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'hf', outDir: hfDir });
   await importModel({ hfDir, name: 'tiny-llama', modelsDir: env.engine.services.paths.models });
-  fixtures = { runId: run.id, rolloutId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize };
+  const sandbox = path.join(env.home, 'sandbox');
+  fs.mkdirSync(sandbox, { recursive: true });
+  fs.writeFileSync(path.join(sandbox, 'hello.txt'), 'hello from the sandbox');
+  const taskFile = path.join(env.home, 'fs-tasks.jsonl');
+  const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'hello.txt') } }] };
+  fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
+  const fsServer = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
+  fixtures = { runId: run.id, rolloutId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
 });
 
 afterAll(async () => {
@@ -181,6 +190,15 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
   },
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
+  'envs.addMcp': async (api) => {
+    // The real MCP filesystem server over a folder in the data home, with a one-task file.
+    const id = `fs-${Math.random().toString(36).slice(2, 8)}`;
+    const added = await api.call('envs.addMcp', { id, server: { command: process.execPath, args: [fixtures.fsServer, fixtures.sandbox] }, taskFile: fixtures.taskFile });
+    expect(added).toMatchObject({ id, track: 'mcp', taskCounts: { train: 1, heldout: 0, ood: 0 } });
+    expect(added.toolCount).toBeGreaterThan(5);
+    await expect(api.call('envs.addMcp', { id, server: { command: process.execPath, args: [fixtures.fsServer, fixtures.sandbox] }, taskFile: fixtures.taskFile })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(api.call('envs.addMcp', { id: `${id}-bad`, server: { command: '/nonexistent/server' }, taskFile: fixtures.taskFile })).rejects.toMatchObject({ code: 'invalid_input' });
+  },
   'envs.call': async (api) => expect(await api.call('envs.call', { env: 'contract-test', tool: 'echo', arguments: { text: 'hello' } })).toMatchObject({ observation: 'hello', ok: true }),
   'models.list': async (api) => expect((await api.call('models.list')).items.map((m) => m.name)).toContain('tiny-llama'),
   'models.import': async (api) => {

@@ -1,22 +1,25 @@
 /**
- * Expert demonstrations for SFT and the tokenizer corpus: each env's scripted expert driven through
- * the real environment (actions in the shared text grammar), then laid out as token segments in the
- * same layout the policy generates in.
+ * Demonstrations for SFT and the tokenizer corpus — each env's scripted expert driven through the
+ * real environment (actions in the shared text grammar), or a user's JSONL file of trajectories —
+ * laid out as token segments in the same layout the policy generates in.
  */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Task, ToolEnv } from '../envs/types';
 import { AlgorithmError } from './errors';
 import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
 
 export interface DemoTranscript {
-  task: Task;
+  taskId: string;
+  instruction: string;
   system: string;
   initialObservation: string;
   steps: Array<{ actionText: string; observation: string | null }>;
 }
 
 export interface Demonstration {
-  task: Task;
+  taskId: string;
   segments: Segment[];
 }
 
@@ -43,7 +46,7 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
         steps.push({ actionText, observation });
         if (r.done) break;
       }
-      out.push({ task, system: systemText(env.description, tools, toolSchemas), initialObservation: episode.initialObservation, steps });
+      out.push({ taskId: task.id, instruction: task.instruction, system: systemText(env.description, tools, toolSchemas), initialObservation: episode.initialObservation, steps });
     } finally {
       await episode.close();
     }
@@ -53,12 +56,12 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
 
 /** Every text a tokenizer for this env should know: prompts, actions, observations. */
 export function demoCorpus(transcripts: readonly DemoTranscript[]): string[] {
-  return transcripts.flatMap((t) => [t.system, t.task.instruction, t.initialObservation, ...t.steps.flatMap((s) => [s.actionText, s.observation ?? ''])]).filter((x) => x.length > 0);
+  return transcripts.flatMap((t) => [t.system, t.instruction, t.initialObservation, ...t.steps.flatMap((s) => [s.actionText, s.observation ?? ''])]).filter((x) => x.length > 0);
 }
 
 /** Lay a transcript out as segments, dropping trailing turns that do not fit in `maxSeqLen`. */
 export function demoSegments(tok: PolicyTokenizer, sp: SpecialIds, t: DemoTranscript, maxObservationTokens: number, maxSeqLen: number): Demonstration | null {
-  const segments = promptSegments(tok, sp, { system: t.system, instruction: t.task.instruction, initialObservation: t.initialObservation }, maxObservationTokens);
+  const segments = promptSegments(tok, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObservationTokens);
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
   for (const step of t.steps) {
     const turn = [givenSegment(tok, sp, 'act', sp.act, step.actionText)];
@@ -68,5 +71,65 @@ export function demoSegments(tok: PolicyTokenizer, sp: SpecialIds, t: DemoTransc
     segments.push(...turn);
     used += n;
   }
-  return segments.some((s) => s.role === 'act') ? { task: t.task, segments } : null;
+  return segments.some((s) => s.role === 'act') ? { taskId: t.taskId, segments } : null;
+}
+
+/**
+ * One line of a demonstrations file: a task of the env (by id) or a free instruction, and the turns:
+ * each act's text in the action grammar and the observation that followed (null after the answer).
+ */
+const DemoLine = z.strictObject({
+  taskId: z.string().min(1).optional(),
+  instruction: z.string().min(1).optional(),
+  initialObservation: z.string().default(''),
+  steps: z.array(z.strictObject({ action: z.string().min(1), observation: z.string().nullable().default(null) })).min(1),
+});
+
+/** Reads a JSONL file of demonstrations; a bad line is an error naming the line and the problem. */
+export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: ToolSchemaMode): DemoTranscript[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new AlgorithmError(`cannot read demonstrations file ${path}: ${(e as Error).message}`);
+  }
+  const out: DemoTranscript[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (e) {
+      throw new AlgorithmError(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
+    }
+    const r = DemoLine.safeParse(json);
+    if (!r.success) throw new AlgorithmError(`${path}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
+    const line = r.data;
+    let task: Task | undefined;
+    if (line.taskId !== undefined) {
+      try {
+        task = env.task(line.taskId);
+      } catch {
+        throw new AlgorithmError(`${path}:${i + 1}: environment '${env.id}' has no task '${line.taskId}'`);
+      }
+    }
+    const instruction = line.instruction ?? task?.instruction;
+    if (!instruction) throw new AlgorithmError(`${path}:${i + 1}: give a taskId or an instruction`);
+    out.push({
+      taskId: task?.id ?? `file:${i + 1}`,
+      instruction,
+      system: systemText(env.description, task?.tools ?? env.tools(), toolSchemas),
+      initialObservation: line.initialObservation,
+      steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
+    });
+  });
+  if (!out.length) throw new AlgorithmError(`demonstrations file ${path} has no demonstrations`);
+  return out;
+}
+
+/** The demonstrations a run learns from: its file, or the env's expert on the training tasks. */
+export async function runDemonstrations(env: ToolEnv, tasks: readonly Task[], sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string }, toolSchemas: ToolSchemaMode, seed: number): Promise<DemoTranscript[]> {
+  if (sft.demonstrations === 'expert') return expertTranscripts(env, tasks, toolSchemas, seed);
+  if (!sft.demonstrationsFile) throw new AlgorithmError("sft.demonstrations is 'file' but sft.demonstrationsFile is not set");
+  return readDemonstrationFile(sft.demonstrationsFile, env, toolSchemas);
 }

@@ -69,9 +69,11 @@ export function systemText(description: string, tools: readonly ToolSpec[], mode
 }
 
 /** `<|marker|>` + text + `<|end|>` as given (non-generated) text. Model-facing text never parses specials. */
-export function givenSegment(tok: PolicyTokenizer, sp: SpecialIds, role: TurnRole, marker: number, text: string, maxTokens = Infinity): Segment {
-  const body = tok.encode(text, { parseSpecial: false }).slice(0, maxTokens);
-  return { role, text: Number.isFinite(maxTokens) ? tok.decode(body) : text, ids: [marker, ...body, sp.end], lead: 1, tail: 1, logprobs: [] };
+export function givenSegment(tok: PolicyTokenizer, sp: SpecialIds, role: TurnRole, marker: number, text: string, maxTokens = Infinity, keep: 'head' | 'tail' = 'head'): Segment {
+  const all = tok.encode(text, { parseSpecial: false });
+  const cut = all.length > maxTokens;
+  const body = !cut ? all : keep === 'head' ? all.slice(0, maxTokens) : all.slice(all.length - maxTokens);
+  return { role, text: cut ? tok.decode(body) : text, ids: [marker, ...body, sp.end], lead: 1, tail: 1, logprobs: [] };
 }
 
 export interface PromptParts {
@@ -82,12 +84,20 @@ export interface PromptParts {
   initialObservation?: string;
 }
 
-/** The prompt block: system, user, optional memory, optional initial observation. */
-export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptParts, maxObservationTokens: number): Segment[] {
+/**
+ * The prompt block: system, user, optional memory, optional initial observation. The memory gets the
+ * context left after the rest of the prompt and `reserve` tokens (room for at least one turn).
+ */
+export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptParts, maxObservationTokens: number, limits?: { maxSeqLen: number; reserve: number }): Segment[] {
   const out = [givenSegment(tok, sp, 'prompt', sp.system, p.system), givenSegment(tok, sp, 'prompt', sp.user, p.instruction)];
-  if (p.memory !== undefined) out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory));
-  if (p.initialObservation) out.push(givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens));
-  return out;
+  const initial = p.initialObservation ? [givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens)] : [];
+  if (p.memory !== undefined) {
+    const used = [...out, ...initial].reduce((n, s) => n + s.ids.length, 0);
+    const room = limits ? Math.max(0, limits.maxSeqLen - used - limits.reserve - 2) : Infinity;
+    // A memory ends with its consensus; when it must be cut, its end is what is kept.
+    out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory, room, 'tail'));
+  }
+  return [...out, ...initial];
 }
 
 /** A generated segment: marker, generated ids, and a forced `<|end|>` when generation was cut. */

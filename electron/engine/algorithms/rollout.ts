@@ -110,6 +110,7 @@ export async function runRollouts(policy: Policy, env: ToolEnv, requests: readon
       sp,
       { system: systemText(env.description, tools, settings.toolSchemas), instruction: req.task.instruction, memory: req.memory, initialObservation: episode?.initialObservation ?? initialObservationOf(req.task) },
       settings.maxObservationTokens,
+      { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens },
     );
     const live: Live = {
       req, tools, segments: prompt, turns: [], recorder: new TranscriptRecorder(), episode,

@@ -12,7 +12,8 @@ import { loadTokenizer } from '../../../native-models/tokenizer';
 import { getEnv } from '../envs/registry';
 import type { ToolEnv } from '../envs/types';
 import { MODEL_DIR, REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, TOKENIZER_DIR, type TrainingIO } from './context';
-import { demoCorpus, expertTranscripts } from './demos';
+import { demoCorpus, runDemonstrations } from './demos';
+import { systemText } from './layout';
 import { AlgorithmError } from './errors';
 import { runPawStage } from './loops/paw';
 import { runRoleGrpoStage } from './loops/role-grpo';
@@ -91,7 +92,11 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   const from = resumePoint(io);
   io.onProgress(0, 'setup');
   const tokenizer = from ? loadTokenizer(join(from.dir, TOKENIZER_DIR)) : undefined;
-  const corpus = tokenizer ? [] : demoCorpus(await expertTranscripts(env, trainTasks, config.rollout.toolSchemas, config.seed));
+  // The tokenizer learns from the demonstrations the run will use (file or expert); an env with
+  // neither gives its tool schemas and instructions. A resumed run reuses its saved tokenizer.
+  const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
+  const transcripts = !tokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
+  const corpus = tokenizer ? [] : transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
   const policy = await NativePolicy.create({
     preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset,
     corpus,
@@ -110,6 +115,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
       io.onLog('info', `resumed from ${from.dir} at step ${from.step}`);
     }
     const ctx = new RunContext(config, env, trainTasks, heldoutTasks, policy, rolloutSettings(config), io, stages);
+    ctx.demoCache = transcripts;
     let step = from ? from.step : 0;
     ctx.lastStep = step;
     for (const stage of stages) {

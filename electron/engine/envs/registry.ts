@@ -79,6 +79,17 @@ export function registerEnv(reg: EnvRegistration): void {
   for (const key of [...instances.keys()]) if (key.startsWith(`${reg.id}:`)) instances.delete(key);
 }
 
+/** Remove a run-time registration (a user's MCP server); built-ins cannot be removed. */
+export function unregisterEnv(id: string): boolean {
+  if (BUILTIN_ENVS.some((r) => r.id === id)) return false;
+  for (const key of [...instances.keys()]) if (key.startsWith(`${id}:`)) instances.delete(key);
+  return registry.delete(id);
+}
+
+export function isBuiltinEnv(id: string): boolean {
+  return BUILTIN_ENVS.some((r) => r.id === id);
+}
+
 export function listEnvs(): Array<Pick<EnvRegistration, 'id' | 'description' | 'track' | 'options'>> {
   return [...registry.values()].map(({ id, description, track, options }) => ({ id, description, track, options }));
 }

@@ -1,7 +1,17 @@
 import { ContractError } from '../../contract';
+import path from 'node:path';
 import type { HandlerGroup } from './types';
 
-export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.call'> = (s) => ({
+export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.call' | 'envs.addMcp'> = (s) => ({
+  'envs.addMcp': async (input, ctx) => {
+    const taskFile = path.resolve(input.taskFile);
+    // A task file named from the workbench window must sit in the data home (quality.md: paths from the renderer).
+    if (ctx.transport !== 'in-process' && !taskFile.startsWith(s.paths.home + path.sep)) {
+      throw new ContractError('invalid_input', `the task file must be inside ${s.paths.home} when added from the workbench window`);
+    }
+    if (!s.envs.addMcp) throw new ContractError('not_available', 'this engine has a fixed set of environments');
+    return s.envs.addMcp({ ...input, taskFile });
+  },
   'envs.list': async () => ({ items: await s.envs.list() }),
   'envs.get': async ({ id }) => {
     const env = await s.envs.get(id);

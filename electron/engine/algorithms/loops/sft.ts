@@ -6,14 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { type Demonstration, demoSegments, expertTranscripts } from '../demos';
+import { type Demonstration, demoSegments, runDemonstrations } from '../demos';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask } from '../layout';
 import { epochSlice } from '../random';
 
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;
-  ctx.demoCache ??= await expertTranscripts(ctx.env, ctx.trainTasks, c.rollout.toolSchemas, c.seed);
+  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, c.rollout.toolSchemas, c.seed);
   const demos = ctx.demoCache
     .map((t) => demoSegments(ctx.policy.tokenizer, ctx.policy.specials, t, c.rollout.maxObservationTokens, ctx.policy.maxSeqLen))
     .filter((d): d is Demonstration => d !== null);
@@ -23,11 +23,10 @@ export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> 
 
 export async function runSftStage(ctx: RunContext, stage: Stage, startStep: number): Promise<boolean> {
   const c = ctx.config;
-  if (c.sft.demonstrations !== 'expert') throw new AlgorithmError("sft.demonstrations 'file' is not supported by the training loop yet; use 'expert'");
   const demos = await demonstrations(ctx);
   const roles = c.sft.worldModelLoss ? (['act', 'env'] as const) : (['act'] as const);
   const batchSize = c.rollout.tasksPerStep * c.rollout.k;
-  ctx.io.onLog('info', `sft: ${demos.length} expert demonstrations, ${batchSize} per step, loss on ${roles.join(' + ')} tokens`);
+  ctx.io.onLog('info', `sft: ${demos.length} ${c.sft.demonstrations} demonstrations, ${batchSize} per step, loss on ${roles.join(' + ')} tokens`);
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
     // The data cursor is a function of the global step, so a resumed run continues the same order.

@@ -28,6 +28,14 @@ describe('episode layout', () => {
     expect(perToken([cut], () => 7)).toEqual([0, ...body.map(() => 7), 0]);
   });
 
+  it('a memory too long for the context keeps its end (the consensus)', () => {
+    const memory = `${'x '.repeat(200)}Consensus answer: hello`;
+    const [, , m] = promptSegments(tok, sp, { system: 's', instruction: 'u', memory }, 10, { maxSeqLen: 60, reserve: 20 });
+    expect(m.role).toBe('memory');
+    expect(m.text.endsWith('Consensus answer: hello')).toBe(true);
+    expect(m.ids.length).toBeLessThanOrEqual(60 - 20);
+  });
+
   it('prompt segments: system, user, optional memory and initial observation', () => {
     const p = promptSegments(tok, sp, { system: 's', instruction: 'u', memory: 'm', initialObservation: 'o' }, 10);
     expect(p.map((s) => s.role)).toEqual(['prompt', 'prompt', 'memory', 'env']);

@@ -1,0 +1,57 @@
+/**
+ * World-model fidelity (algorithms.md "Evaluation"): replay a rehearsed rollout's actions in the real
+ * environment and compare each imagined observation with what the world actually said.
+ */
+import type { Fidelity, TurnRole } from '../../contract';
+import { parseAction } from '../envs/parser';
+import type { Task, ToolEnv } from '../envs/types';
+import { charNgramCosine, jsonF1 } from './rwml';
+
+export interface RealityCheck {
+  /** Index of the rehearsed turn in the rollout. */
+  index: number;
+  realText: string;
+  fidelity: Fidelity;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Exact (after trimming), field F1 when both sides are JSON, and character n-gram similarity. */
+export function observationFidelity(predicted: string, real: string): Fidelity {
+  return {
+    exact: predicted.trim() === real.trim(),
+    jsonF1: isJson(predicted) && isJson(real) ? jsonF1(predicted, real) : null,
+    similarity: charNgramCosine(predicted, real),
+  };
+}
+
+/**
+ * Replays the act turns in a fresh real episode; every rehearsed observation is compared with the real
+ * one its act produced. Stops at an answer or when the env ends the episode.
+ */
+export async function realityCheck(env: ToolEnv, task: Task, turns: ReadonlyArray<{ index: number; role: TurnRole; text: string }>, seed = 0): Promise<RealityCheck[]> {
+  const tools = task.tools ?? env.tools();
+  const episode = await env.reset(task, seed);
+  const out: RealityCheck[] = [];
+  try {
+    for (let i = 0; i < turns.length; i++) {
+      if (turns[i].role !== 'act') continue;
+      const action = parseAction(turns[i].text, tools);
+      if (action.kind === 'answer') break;
+      const { observation, done } = await episode.step(action);
+      const next = turns[i + 1];
+      if (next?.role === 'rehearse') out.push({ index: next.index, realText: observation, fidelity: observationFidelity(next.text, observation) });
+      if (done) break;
+    }
+    return out;
+  } finally {
+    await episode.close();
+  }
+}

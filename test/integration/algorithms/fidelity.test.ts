@@ -1,0 +1,37 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { formatAction } from '../../../electron/engine/envs/parser';
+import { getEnv } from '../../../electron/engine/envs/registry';
+import type { Task, ToolEnv } from '../../../electron/engine/envs/types';
+import { observationFidelity, realityCheck } from '../../../electron/engine/algorithms/fidelity';
+
+let env: ToolEnv;
+let task: Task;
+
+beforeAll(async () => {
+  env = await getEnv('retail', { worldSize: 5, counts: { train: 6, heldout: 1, ood: 0 } });
+  task = env.tasks('train').map((t) => env.task(t.id)).find((t) => t.gold.calls.length === 1)!;
+});
+
+describe('world-model fidelity', () => {
+  it('compares exactly, by JSON fields and by character n-grams', () => {
+    expect(observationFidelity('{"a":1}', '{"a":1}')).toEqual({ exact: true, jsonF1: 1, similarity: 1 });
+    const f = observationFidelity('{"a":1,"b":2}', '{"a":1,"b":3}');
+    expect(f.exact).toBe(false);
+    expect(f.jsonF1).toBe(0.5);
+    expect(observationFidelity('Error: x', '{"a":1}').jsonF1).toBeNull();
+  });
+
+  it('replays the rehearsed rollout in the real env and scores each imagined observation', async () => {
+    const act = formatAction({ kind: 'calls', calls: task.gold.calls });
+    const [real] = await realityCheck(env, task, [{ index: 0, role: 'act', text: act }, { index: 1, role: 'rehearse', text: 'x' }]);
+    expect(real.index).toBe(1);
+    expect(real.fidelity.exact).toBe(false);
+    // Imagining exactly what the world says is a perfect score.
+    const again = await realityCheck(env, task, [
+      { index: 3, role: 'act', text: act },
+      { index: 4, role: 'rehearse', text: real.realText },
+      { index: 5, role: 'act', text: '<answer>x</answer>' },
+    ]);
+    expect(again).toEqual([{ index: 4, realText: real.realText, fidelity: { exact: true, jsonF1: 1, similarity: 1 } }]);
+  });
+});
