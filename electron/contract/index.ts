@@ -12,3 +12,4 @@ export * from './envs';
 export * from './jobs';
 export * from './wire';
 export * from './models';
+export * from './evals';

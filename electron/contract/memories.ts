@@ -59,3 +59,39 @@ export const MemoryUpdateInput = z.strictObject({
   structured: RehearsalMemory.optional(),
   text: Text.optional(),
 });
+
+export const RehearsalMode = z.enum(['parallel', 'sequential']);
+
+export const MemoriesRehearseInput = z.strictObject({
+  /** The trained policy: a run and one of its checkpoints (default the last). */
+  runId: Id,
+  step: z.number().int().nonnegative().optional(),
+  taskId: z.string().min(1).max(200),
+  rehearsals: z.number().int().min(1).max(16).default(4),
+  mode: RehearsalMode.default('parallel'),
+  temperature: z.number().min(0).max(5).default(1),
+});
+
+export const MemoriesRehearseOutput = z.strictObject({
+  memory: Memory,
+  /** The stored private rehearsals (mode "test-time", zero env calls). */
+  rehearsalIds: z.array(z.number().int()),
+});
+
+export const MemoriesCommitInput = z.strictObject({
+  memoryId: MemoryId,
+  runId: Id,
+  step: z.number().int().nonnegative().optional(),
+  /** prompt: the memory goes in a <|memory|> block; plan: follow the consensus plan until reality diverges. */
+  commit: z.enum(['prompt', 'plan']).default('prompt'),
+});
+
+export const MemoriesCommitOutput = z.strictObject({
+  rolloutId: z.number().int(),
+  memoryId: MemoryId,
+  reward: z.number(),
+  success: z.boolean(),
+  envCalls: z.number().int(),
+  /** plan mode: the turn where a real observation disagreed and the policy took over; null if it never did. */
+  fellBackAtTurn: z.number().int().nullable(),
+});

@@ -7,7 +7,7 @@ import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput,
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput } from './runs';
 import { SystemInfo } from './system';
-import { Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
+import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
 const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string) => ({ input, output, doc });
 
@@ -30,6 +30,7 @@ export const methods = {
   'metrics.query': method(MetricsQueryInput, MetricsQueryOutput, 'Metric series for curves, down-sampled by the engine'),
   'trajectories.list': method(TrajectoriesListInput, TrajectoriesListOutput, 'Rollouts filtered by run, step, task, mode, reward'),
   'trajectories.get': method(TrajectoryGetInput, Rollout, 'One rollout with every turn'),
+  'trajectories.realityCheck': method(RealityCheckInput, RealityCheckOutput, "Replay a rehearsed rollout's actions in the real env; store real beside imagined"),
   'memories.list': method(MemoriesListInput, MemoriesListOutput, 'Rehearsal memories, newest first'),
   'memories.get': method(MemoryGetInput, Memory, 'One rehearsal memory'),
   'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one'),

@@ -82,3 +82,17 @@ export const TrajectoryGetInput = z.strictObject({ id: RolloutId });
 export const RealityCheckInput = z.strictObject({ id: RolloutId });
 
 export const TextField = Text;
+
+/** A reality check: the rollout with each rehearsed observation's real counterpart, and the figures. */
+export const RealityCheckOutput = z.strictObject({
+  rollout: Rollout,
+  summary: z.strictObject({
+    /** Rehearsed observations compared with the real environment's. */
+    compared: z.number().int(),
+    exactRate: z.number(),
+    meanSimilarity: z.number(),
+    /** Mean over observations that were JSON on both sides; null when none were. */
+    meanJsonF1: z.number().nullable(),
+    envCalls: z.number().int(),
+  }),
+});

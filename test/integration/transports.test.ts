@@ -54,7 +54,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { runId: string; rolloutId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
+let fixtures: { runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
 
 beforeAll(async () => {
   env = testEngine();
@@ -90,6 +90,16 @@ beforeAll(async () => {
       },
     ],
   });
+  // A rehearsed rollout in the real mock domain: the act is a real tool call, the observation imagined.
+  const rehearsedId = store.rollouts.insert({
+    runId: null, step: null, taskId: 'create_task_1', env: 'mock', mode: 'rehearse', reward: 0, success: false, checklist: null, envCalls: 0, envWallMs: 0, tokens: 9,
+    turns: [
+      { role: 'prompt', text: 'Create a task for user_1' },
+      { role: 'act', text: '<tool_call>{"name": "get_users", "arguments": {}}</tool_call>' },
+      { role: 'rehearse', text: '[{"user_id": "u-imagined", "name": "Nobody"}]' },
+      { role: 'act', text: '<answer>done</answer>' },
+    ],
+  });
   store.runs.addCheckpoint(run.id, 1, path.join(env.home, 'runs', run.id, 'checkpoints', 'step-1'));
   const memory = store.memories.insert({
     env: 'contract-test',
@@ -111,7 +121,7 @@ beforeAll(async () => {
   const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'hello.txt') } }] };
   fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
   const fsServer = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
-  fixtures = { runId: run.id, rolloutId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
+  fixtures = { runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
 });
 
 afterAll(async () => {
@@ -177,6 +187,15 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(series[0]).toMatchObject({ key: 'reward', steps: [1], values: [0.5], total: 1 });
   },
   'trajectories.list': async (api) => expect((await api.call('trajectories.list', { runId: fixtures.runId })).items[0]).toMatchObject({ id: fixtures.rolloutId, turnCount: 2 }),
+  'trajectories.realityCheck': async (api) => {
+    const { rollout, summary } = await api.call('trajectories.realityCheck', { id: fixtures.rehearsedId });
+    expect(summary).toMatchObject({ compared: 1, exactRate: 0 });
+    const checked = rollout.turns[2];
+    expect(checked.role).toBe('rehearse');
+    expect(checked.realText).toContain('user_'); // the real mock DB's users, beside the imagined answer
+    expect(checked.fidelity).toMatchObject({ exact: false });
+    await expect(api.call('trajectories.realityCheck', { id: fixtures.rolloutId })).rejects.toMatchObject({ code: 'conflict' });
+  },
   'trajectories.get': async (api) => {
     const rollout = await api.call('trajectories.get', { id: fixtures.rolloutId });
     expect(rollout.turns[1]).toMatchObject({ role: 'act', tokenIds: [4, 5], logprobs: [-0.5, -0.25] });

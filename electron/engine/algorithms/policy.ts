@@ -5,7 +5,11 @@
  * step counter across, so a chained run is one optimiser trajectory.
  */
 import { type Generation, type ModelConfig, type ObjectiveConfig, type OptimizerConfig, type LossKnobs, type StepStats, type TrainBatch, Trainer, preset } from '../../../native-models';
-import { trainTokenizer } from '../../../native-models/tokenizer';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
+import { resolveConfig } from '../../../native-models/transformer/config';
+import { loadTokenizer, trainTokenizer } from '../../../native-models/tokenizer';
 import type { TextTokenizer } from '../../../native-models/tokenizer';
 import { AlgorithmError } from './errors';
 import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
@@ -101,6 +105,28 @@ export class NativePolicy implements Policy, ReferencePolicy {
     const config: ModelConfig = { ...base, vocabSize: tokenizer.vocabSize };
     const trainer = await Trainer.create({ config, objective, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed });
     return new NativePolicy(tokenizer, config, opts, trainer, JSON.stringify(objective));
+  }
+
+  /**
+   * A policy from a run checkpoint folder (`…/checkpoints/step-N/`): its tokenizer, the model config
+   * stored with the weights, and the weights and moments themselves (for eval, rehearse, export).
+   */
+  static async fromCheckpoint(dir: string, opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs'>> = {}): Promise<NativePolicy> {
+    const stateFile = join(dir, 'model', TRAINER_STATE_FILE);
+    let config: ModelConfig;
+    try {
+      config = resolveConfig({}, (JSON.parse(readFileSync(stateFile, 'utf8')) as { state: { config: ModelConfig } }).state.config);
+    } catch (e) {
+      throw new AlgorithmError(`${dir} is not a run checkpoint (cannot read the model config in ${stateFile}: ${(e as Error).message})`);
+    }
+    const tokenizer = loadTokenizer(join(dir, 'tokenizer'));
+    if (tokenizer.vocabSize !== config.vocabSize) throw new AlgorithmError(`${dir}: tokenizer has ${tokenizer.vocabSize} ids, the model ${config.vocabSize}`);
+    const o: NativePolicyOptions = { preset: 'nano', corpus: [], tokenizer, seed: opts.seed ?? 0, optimizer: opts.optimizer ?? {}, knobs: opts.knobs ?? {} };
+    const objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } };
+    const trainer = await Trainer.create({ config, objective, optimizer: o.optimizer, knobs: o.knobs, seed: o.seed });
+    const policy = new NativePolicy(tokenizer, config, o, trainer, JSON.stringify(objective));
+    policy.load(join(dir, 'model'));
+    return policy;
   }
 
   get maxSeqLen(): number {

@@ -7,7 +7,6 @@ import { type StepResult, envOptions, rolloutSettings, runTraining } from '../..
 import { NativePolicy } from '../../../electron/engine/algorithms/policy';
 import { evaluatePolicy } from '../../../electron/engine/algorithms/evaluate';
 import { getEnv } from '../../../electron/engine/envs/registry';
-import { loadTokenizer } from '../../../native-models/tokenizer';
 import { AlgorithmError } from '../../../electron/engine/algorithms/errors';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-algos-'));
@@ -63,8 +62,7 @@ describe('runTraining end to end on nano', () => {
     const trainSuccess = async (dir: string) => {
       const cfg = RunConfig.parse({ ...base, ...sftConfig, algo: 'sft' });
       const env = await getEnv('retail', envOptions(cfg));
-      const policy = await NativePolicy.create({ preset: 'nano', corpus: [], tokenizer: loadTokenizer(join(dir, 'tokenizer')), seed: 0, optimizer: {}, knobs: {} });
-      policy.load(join(dir, 'model'));
+      const policy = await NativePolicy.fromCheckpoint(dir);
       // One-call look-ups: the task families whose whole episode fits the nano model's 256-token context.
       const tasks = env.tasks('train').map((t) => env.task(t.id)).filter((t) => t.gold.calls.length === 1).slice(0, 16);
       const ev = await evaluatePolicy(policy, env, tasks, { ...rolloutSettings(cfg), temperature: 0 }, { seed: 0 });
@@ -154,6 +152,11 @@ describe('runTraining end to end on nano', () => {
     const fork = await train({ algo: 'sft', steps: 3 }, { resumeFromDir: join(src.runDir, 'checkpoints', 'step-2') });
     expect(fork.steps.map((s) => s.step)).toEqual([3]);
     expect(existsSync(join(fork.runDir, 'checkpoints', 'step-3', 'model'))).toBe(true);
+    // The forked checkpoint also opens as a policy on its own (eval / rehearse / export use this).
+    const policy = await NativePolicy.fromCheckpoint(join(fork.runDir, 'checkpoints', 'step-3'));
+    expect(policy.step).toBe(3);
+    await policy.release();
+    await expect(NativePolicy.fromCheckpoint(root)).rejects.toThrow(/not a run checkpoint/);
   });
 
   it.each([

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { Id, Step } from './common';
+import { EnvSplit } from './envs';
+import { RehearsalMode } from './memories';
+
+export const EvalsRunInput = z.strictObject({
+  runId: Id,
+  /** Checkpoint step (default the last). */
+  step: Step.optional(),
+  split: EnvSplit.default('heldout'),
+  limit: z.number().int().min(1).max(10_000).optional(),
+  /** Test-time private rehearsals before each committed run; 0 = none. */
+  rehearsals: z.number().int().min(0).max(16).default(0),
+  mode: RehearsalMode.default('parallel'),
+  commit: z.enum(['prompt', 'plan']).default('prompt'),
+  seed: z.number().int().min(0).default(0),
+});
+
+/** Figures of one evaluation, always in the real environment (algorithms.md "Evaluation"). */
+export const EvalResult = z.strictObject({
+  runId: Id,
+  step: Step,
+  env: z.string(),
+  split: EnvSplit,
+  rehearsals: z.number().int(),
+  mode: RehearsalMode,
+  tasks: z.number().int(),
+  success: z.number(),
+  meanScore: z.number(),
+  invalidActionRate: z.number(),
+  envCallsPerTask: z.number(),
+  tokensPerTask: z.number(),
+  wallMs: z.number(),
+  /** World-model fidelity of rehearsed observations, when rehearsals were made. */
+  fidelity: z.number().nullable(),
+  perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int(), rolloutId: z.number().int().nullable() })),
+});
+export type EvalResult = z.infer<typeof EvalResult>;
