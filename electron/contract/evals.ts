@@ -34,5 +34,10 @@ export const EvalResult = z.strictObject({
   /** World-model fidelity of rehearsed observations, when rehearsals were made. */
   fidelity: z.number().nullable(),
   perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int(), rolloutId: z.number().int().nullable() })),
+  commit: z.enum(['prompt', 'plan']),
 });
 export type EvalResult = z.infer<typeof EvalResult>;
+
+export const StoredEvalResult = z.strictObject({ ...EvalResult.shape, id: z.number().int(), createdAt: z.number().int() });
+export const EvalsListInput = z.strictObject({ runId: Id.optional() });
+export const EvalsListOutput = z.strictObject({ items: z.array(StoredEvalResult) });

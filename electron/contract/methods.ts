@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { Empty, Ok } from './common';
 import { EnvDetail, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
-import { Memory, MemoriesListInput, MemoriesListOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
+import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
+import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput } from './runs';
@@ -34,6 +35,10 @@ export const methods = {
   'memories.list': method(MemoriesListInput, MemoriesListOutput, 'Rehearsal memories, newest first'),
   'memories.get': method(MemoryGetInput, Memory, 'One rehearsal memory'),
   'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one'),
+  'memories.rehearse': method(MemoriesRehearseInput, MemoriesRehearseOutput, 'Private rehearsals of a task with a trained run (no env calls) and their memory'),
+  'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode)'),
+  'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal'),
+  'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
   'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)'),

@@ -3,6 +3,7 @@ import { ComputeClient } from './compute/client';
 import { EventBus } from './events';
 import { registryCatalog } from './env-catalog';
 import { envsHandlers } from './handlers/envs';
+import { evalsHandlers } from './handlers/evals';
 import { jobsHandlers } from './handlers/jobs';
 import { memoriesHandlers } from './handlers/memories';
 import { metricsHandlers } from './handlers/metrics';
@@ -51,6 +52,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ...trajectoriesHandlers(services),
     ...memoriesHandlers(services),
     ...envsHandlers(services),
+    ...evalsHandlers(services),
     ...modelsHandlers(services),
     ...jobsHandlers(services),
   };

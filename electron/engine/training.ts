@@ -54,7 +54,10 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
           s.events.emit('run.log', { runId, level: event.level, message: event.message, time: Date.now() });
         } else {
           const ids = s.store.db.transaction(() => {
-            const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs } });
+            const heldout = event.metrics['eval/success'];
+            const best = s.store.runs.get(runId)?.bestHeldoutSuccess ?? null;
+            const bestHeldoutSuccess = heldout !== undefined && (best === null || heldout > best) ? heldout : undefined;
+            const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs, bestHeldoutSuccess } });
             if (event.checkpoint) s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);
             return written;
           })();

@@ -15,6 +15,7 @@ import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
 import type { RolloutSettings } from './rollout';
+import type { ReferenceStep } from './simulator';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -69,6 +70,12 @@ export class RunContext {
 
   get totalSteps(): number {
     return this.stages[this.stages.length - 1].last;
+  }
+
+  /** The task's reference trajectory as real call/result pairs (from the run's demonstrations). */
+  referenceOf(taskId: string): ReferenceStep[] {
+    const t = this.demoCache?.find((d) => d.taskId === taskId);
+    return (t?.steps ?? []).flatMap((s) => (s.observation === null ? [] : [{ action: s.actionText, observation: s.observation }]));
   }
 
   get klEnabled(): boolean {

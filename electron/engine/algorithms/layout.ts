@@ -9,7 +9,7 @@ import type { NewTurn } from '../store/rollouts';
 import type { ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
 
-export const SPECIAL = { system: '<|system|>', user: '<|user|>', act: '<|act|>', obs: '<|obs|>', memory: '<|memory|>', end: '<|end|>' } as const;
+export const SPECIAL = { system: '<|system|>', user: '<|user|>', act: '<|act|>', obs: '<|obs|>', memory: '<|memory|>', end: '<|end|>', rehearse: '<|rehearse|>' } as const;
 
 /** The few tokenizer operations the algorithms need. */
 export interface PolicyTokenizer {
@@ -26,6 +26,8 @@ export interface SpecialIds {
   obs: number;
   memory: number;
   end: number;
+  /** Opens the simulator's answer when rehearsal uses the `simulator` prompt. */
+  rehearse: number;
 }
 
 export function specialIds(tok: PolicyTokenizer): SpecialIds {
@@ -101,13 +103,13 @@ export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptPa
 }
 
 /** A generated segment: marker, generated ids, and a forced `<|end|>` when generation was cut. */
-export function generatedSegment(tok: PolicyTokenizer, sp: SpecialIds, role: 'act' | 'rehearse', generated: readonly number[], logprobs: readonly number[]): Segment {
+export function generatedSegment(tok: PolicyTokenizer, sp: SpecialIds, role: 'act' | 'rehearse', generated: readonly number[], logprobs: readonly number[], marker = role === 'act' ? sp.act : sp.obs): Segment {
   const ended = generated[generated.length - 1] === sp.end;
   const body = ended ? generated.slice(0, -1) : [...generated];
   return {
     role,
     text: tok.decode(body),
-    ids: [role === 'act' ? sp.act : sp.obs, ...generated, ...(ended ? [] : [sp.end])],
+    ids: [marker, ...generated, ...(ended ? [] : [sp.end])],
     lead: 1,
     tail: ended ? 0 : 1,
     logprobs: [...logprobs],

@@ -4,7 +4,7 @@
  * objective (SFT, PPO, PPO + world model); switching objective carries weights, AdamW moments and the
  * step counter across, so a chained run is one optimiser trajectory.
  */
-import { type Generation, type ModelConfig, type ObjectiveConfig, type OptimizerConfig, type LossKnobs, type StepStats, type TrainBatch, Trainer, preset } from '../../../native-models';
+import { type Generation, type ModelConfig, type SessionOptions, type ObjectiveConfig, type OptimizerConfig, type LossKnobs, type StepStats, type TrainBatch, Trainer, preset } from '../../../native-models';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
@@ -61,6 +61,8 @@ export interface NativePolicyOptions {
   knobs: Partial<LossKnobs>;
   /** A tokenizer to reuse (e.g. the run's saved one) instead of training a new one. */
   tokenizer?: TextTokenizer;
+  /** Execution provider and ORT options of every session (default: auto). */
+  session?: SessionOptions;
 }
 
 const tokenizerCache = new Map<string, TextTokenizer>();
@@ -103,7 +105,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
     const base = preset(opts.preset);
     const tokenizer = opts.tokenizer ?? envTokenizer(opts.corpus, Math.max(base.vocabSize, MIN_VOCAB));
     const config: ModelConfig = { ...base, vocabSize: tokenizer.vocabSize };
-    const trainer = await Trainer.create({ config, objective, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed });
+    const trainer = await Trainer.create({ config, objective, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed, session: opts.session });
     return new NativePolicy(tokenizer, config, opts, trainer, JSON.stringify(objective));
   }
 
@@ -111,7 +113,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
    * A policy from a run checkpoint folder (`…/checkpoints/step-N/`): its tokenizer, the model config
    * stored with the weights, and the weights and moments themselves (for eval, rehearse, export).
    */
-  static async fromCheckpoint(dir: string, opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs'>> = {}): Promise<NativePolicy> {
+  static async fromCheckpoint(dir: string, opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs' | 'session'>> = {}): Promise<NativePolicy> {
     const stateFile = join(dir, 'model', TRAINER_STATE_FILE);
     let config: ModelConfig;
     try {
@@ -121,9 +123,9 @@ export class NativePolicy implements Policy, ReferencePolicy {
     }
     const tokenizer = loadTokenizer(join(dir, 'tokenizer'));
     if (tokenizer.vocabSize !== config.vocabSize) throw new AlgorithmError(`${dir}: tokenizer has ${tokenizer.vocabSize} ids, the model ${config.vocabSize}`);
-    const o: NativePolicyOptions = { preset: 'nano', corpus: [], tokenizer, seed: opts.seed ?? 0, optimizer: opts.optimizer ?? {}, knobs: opts.knobs ?? {} };
+    const o: NativePolicyOptions = { preset: 'nano', corpus: [], tokenizer, seed: opts.seed ?? 0, optimizer: opts.optimizer ?? {}, knobs: opts.knobs ?? {}, session: opts.session };
     const objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } };
-    const trainer = await Trainer.create({ config, objective, optimizer: o.optimizer, knobs: o.knobs, seed: o.seed });
+    const trainer = await Trainer.create({ config, objective, optimizer: o.optimizer, knobs: o.knobs, seed: o.seed, session: o.session });
     const policy = new NativePolicy(tokenizer, config, o, trainer, JSON.stringify(objective));
     policy.load(join(dir, 'model'));
     return policy;
@@ -135,6 +137,11 @@ export class NativePolicy implements Policy, ReferencePolicy {
 
   get step(): number {
     return this.active.currentStep;
+  }
+
+  /** The execution provider the sessions run on. */
+  get provider(): string {
+    return this.active.provider;
   }
 
   async generate(requests: readonly GenerateRequest[], s: SamplingOptions): Promise<Generation[]> {
@@ -172,7 +179,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
     let next = this.trainers.get(key);
     if (next === this.active) return;
     if (!next) {
-      next = await Trainer.create({ config: this.config, objective, optimizer: this.opts.optimizer, knobs: this.opts.knobs, seed: this.opts.seed });
+      next = await Trainer.create({ config: this.config, objective, optimizer: this.opts.optimizer, knobs: this.opts.knobs, seed: this.opts.seed, session: this.opts.session });
       this.trainers.set(key, next);
     }
     next.setParams(this.active.getParams());
@@ -186,7 +193,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
 
   async freezeReference(): Promise<void> {
     await this.reference?.release();
-    this.reference = await Trainer.create({ config: this.config, objective: { sft: { aggregation: 'token-mean' } }, params: this.active.getParams(), seed: this.opts.seed });
+    this.reference = await Trainer.create({ config: this.config, objective: { sft: { aggregation: 'token-mean' } }, params: this.active.getParams(), seed: this.opts.seed, session: this.opts.session });
   }
 
   async referenceLogprobs(rows: number[][]): Promise<number[][]> {

@@ -18,6 +18,7 @@ import { AlgorithmError } from './errors';
 import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from './random';
+import { type ReferenceStep, simulatorPrompt } from './simulator';
 
 export type RolloutMode = 'real' | 'rehearse' | 'mixed';
 
@@ -29,6 +30,8 @@ export interface RolloutSettings {
   topP: number;
   pReal: number;
   toolSchemas: ToolSchemaMode;
+  /** How rehearsed observations are prompted: in the actor's stream, or by a separate simulator prompt. */
+  rehearsePrompt: 'inline' | 'simulator';
 }
 
 export interface RolloutRequest {
@@ -41,6 +44,8 @@ export interface RolloutRequest {
    * predicted one; after the first disagreement (or the plan's end) the policy acts.
    */
   plan?: PlanToFollow;
+  /** Real call/result pairs of the task's reference trajectory (few-shot for the simulator prompt). */
+  reference?: ReferenceStep[];
 }
 
 export interface PlanToFollow {
@@ -73,6 +78,8 @@ export interface RolloutResult {
   envWallMs: number;
   tokensGenerated: number;
   endReason: EndReason;
+  /** With the simulator prompt: one row per rehearsed observation (its prompt + the generated answer). */
+  simulatorRows: Segment[][];
 }
 
 interface Live {
@@ -91,6 +98,7 @@ interface Live {
   rng: Rng;
   /** Next plan step to take; -1 once the policy has taken over. */
   planStep: number;
+  simulatorRows: Segment[][];
 }
 
 const length = (l: Live) => l.segments.reduce((n, s) => n + s.ids.length, 0);
@@ -117,6 +125,7 @@ export async function runRollouts(policy: Policy, env: ToolEnv, requests: readon
       maxTurns: Math.min(settings.maxTurns, req.task.maxTurns), end: null, pending: null, acted: null,
       rng: new Rng(deriveSeed(seed, label, 'mix', i)),
       planStep: req.plan?.calls.length ? 0 : -1,
+      simulatorRows: [],
     };
     if (length(live) + 2 > policy.maxSeqLen)
       throw new AlgorithmError(`task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`);
@@ -148,7 +157,8 @@ export async function runRollouts(policy: Policy, env: ToolEnv, requests: readon
         if (real) await realObservation(policy, l, action, settings);
         else needRehearsal.push(l);
       }
-      await rehearseTurn(policy, needRehearsal, settings, deriveSeed(seed, label, 'obs', turn));
+      if (settings.rehearsePrompt === 'simulator') await simulateTurn(policy, env, needRehearsal, settings, deriveSeed(seed, label, 'obs', turn));
+      else await rehearseTurn(policy, needRehearsal, settings, deriveSeed(seed, label, 'obs', turn));
       for (const l of lives) if (!l.end && l.turns.length >= l.maxTurns) l.end = 'max-turns';
     }
     return await Promise.all(lives.map((l) => finish(l)));
@@ -230,6 +240,34 @@ async function rehearseTurn(policy: Policy, lives: Live[], s: RolloutSettings, s
   });
 }
 
+/** Simulator prompt: each observation is generated from its own prompt, then given to the actor. */
+async function simulateTurn(policy: Policy, env: ToolEnv, lives: Live[], s: RolloutSettings, seed: number): Promise<void> {
+  const sp = policy.specials;
+  const rows: Array<{ l: Live; prompt: Segment[] }> = [];
+  for (const l of lives) {
+    if (length(l) + 3 > policy.maxSeqLen) {
+      l.turns.push({ action: l.acted!, observation: null, real: false });
+      l.end = 'context';
+      continue;
+    }
+    const input = { envDescription: env.description, tools: l.tools, reference: l.req.reference ?? [], history: l.turns, call: l.acted! };
+    rows.push({ l, prompt: simulatorPrompt(policy.tokenizer, sp, input, policy.maxSeqLen - s.maxObservationTokens - 2) });
+  }
+  if (!rows.length) return;
+  const gens = await policy.generate(
+    rows.map(({ prompt }) => ({ prompt: [...flatten(prompt), sp.rehearse], maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - flatten(prompt).length - 2) })),
+    { temperature: s.temperature, topP: s.topP, seed },
+  );
+  rows.forEach(({ l, prompt }, i) => {
+    const answer = generatedSegment(policy.tokenizer, sp, 'rehearse', gens[i].tokens, gens[i].logprobs, sp.rehearse);
+    l.simulatorRows.push([...prompt, answer]);
+    // In the actor's stream the observation is given text: it was generated elsewhere.
+    const room = Math.min(s.maxObservationTokens, policy.maxSeqLen - length(l) - 2);
+    l.segments.push(givenSegment(policy.tokenizer, sp, 'rehearse', sp.obs, answer.text, room));
+    l.turns.push({ action: l.acted!, observation: answer.text, real: false });
+  });
+}
+
 async function finish(l: Live): Promise<RolloutResult> {
   const checklist = scoreChecklist(l.req.task.checklist, l.recorder.snapshot());
   const envCheck = l.episode ? await l.episode.finalCheck() : null;
@@ -247,6 +285,7 @@ async function finish(l: Live): Promise<RolloutResult> {
     envWallMs: cost.envWallMs,
     tokensGenerated: l.segments.reduce((n, s) => n + s.logprobs.length, 0),
     endReason: l.end ?? 'max-turns',
+    simulatorRows: l.simulatorRows,
   };
 }
 

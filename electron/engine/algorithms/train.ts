@@ -50,7 +50,6 @@ export function planStages(c: RunConfig): Stage[] {
 /** Knobs this engine does not implement yet are refused up front, never silently ignored. */
 function checkSupported(c: RunConfig): void {
   if (!('preset' in c.model)) throw new AlgorithmError('training an imported model is not supported by the algorithms yet; use a preset');
-  if (c.rollout.rehearsePrompt !== 'inline') throw new AlgorithmError("rollout.rehearsePrompt 'simulator' is not supported yet; use 'inline'");
 }
 
 /** Env options derived from the run's world size, for the envs that have one. */
@@ -62,7 +61,7 @@ export function envOptions(c: RunConfig): Record<string, unknown> {
 
 export function rolloutSettings(c: RunConfig): RolloutSettings {
   const r = c.rollout;
-  return { maxTurns: r.maxTurns, maxTokensPerTurn: r.maxTokensPerTurn, maxObservationTokens: r.maxObservationTokens, temperature: r.temperature, topP: r.topP, pReal: r.pReal, toolSchemas: r.toolSchemas };
+  return { maxTurns: r.maxTurns, maxTokensPerTurn: r.maxTokensPerTurn, maxObservationTokens: r.maxObservationTokens, temperature: r.temperature, topP: r.topP, pReal: r.pReal, toolSchemas: r.toolSchemas, rehearsePrompt: r.rehearsePrompt };
 }
 
 const tasksOf = (env: ToolEnv, split: 'train' | 'heldout') => env.tasks(split).map((t) => env.task(t.id));
@@ -97,8 +96,9 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
   const transcripts = !tokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
   const corpus = tokenizer ? [] : transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
+  const presetName = (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset;
   const policy = await NativePolicy.create({
-    preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset,
+    preset: presetName,
     corpus,
     tokenizer,
     seed: config.seed,
@@ -106,8 +106,10 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
       lr: config.optim.lr, warmupSteps: config.optim.warmupSteps, minLrRatio: config.optim.minLrRatio, weightDecay: config.optim.weightDecay,
       maxGradNorm: config.optim.gradClip, totalSteps: total * config.optim.ppoEpochs,
     },
+    session: { provider: config.provider, onFallback: (m) => io.onLog('warn', m) },
     knobs: { clipLow: config.loss.clipLow, clipHigh: config.loss.clipHigh, dualClip: config.loss.dualClip, klBeta: config.loss.klBeta, cmaeRho: config.paw.rho },
   });
+  io.onLog('info', `model: ${presetName} (${policy.config.vocabSize}-token vocabulary, context ${policy.maxSeqLen}) on ${policy.provider}`);
   try {
     if (from) {
       policy.load(join(from.dir, MODEL_DIR));

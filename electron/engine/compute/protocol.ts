@@ -1,5 +1,6 @@
 import type { RunConfig } from '../../contract';
 import type { NewRollout } from '../store';
+import type { CommitInput, EvaluateInput, EvaluateOutput, RehearseInput } from './policy-ops';
 
 /** What a training job streams back while it runs (written to the store by the main thread). */
 export type TrainEvent =
@@ -14,6 +15,9 @@ export interface ComputeOps {
   /** onnxruntime-node's version as loaded in the worker. */
   ortVersion: { input: Record<string, never>; output: string; event: never };
   /** Train a run (or resume it from a checkpoint step), streaming steps as they finish. */
+  evaluate: { input: EvaluateInput; output: EvaluateOutput; event: never };
+  rehearse: { input: RehearseInput; output: Awaited<ReturnType<typeof import('./policy-ops').rehearseOp>>; event: never };
+  commit: { input: CommitInput; output: Awaited<ReturnType<typeof import('./policy-ops').commitOp>>; event: never };
   train: { input: { config: RunConfig; runDir: string; resumeFromStep?: number; resumeFromDir?: string }; output: { finalStep: number }; event: TrainEvent };
 }
 

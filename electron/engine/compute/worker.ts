@@ -15,6 +15,9 @@ type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContex
 const ops: OpTable = {
   providers: async () => (await availableProviders()).map((r) => ({ provider: r.provider, available: r.available, detail: r.detail })),
   ortVersion: async () => createRequire(import.meta.url)('onnxruntime-node/package.json').version as string,
+  evaluate: async (input) => (await import('./policy-ops')).evaluateOp(input),
+  rehearse: async (input) => (await import('./policy-ops')).rehearseOp(input),
+  commit: async (input) => (await import('./policy-ops')).commitOp(input),
   train: async (input, ctx) => {
     // Loaded on first use: the algorithms pull in every environment and the model stack.
     const { runTraining } = await import('../algorithms/train');

@@ -1,8 +1,36 @@
 import { ContractError } from '../../contract';
+import { computeJob, policySource } from '../compute-jobs';
 import { renderMemory } from '../memory-text';
 import type { HandlerGroup } from './types';
 
-export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | 'memories.update'> = (s) => ({
+export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | 'memories.update' | 'memories.rehearse' | 'memories.commit'> = (s) => ({
+  /** N private rehearsals of a task (no env calls), stored, and the memory built from them. */
+  'memories.rehearse': async (input) => {
+    const { run, step, source } = policySource(s, input.runId, input.step);
+    const label = `rehearse ${input.taskId} ×${input.rehearsals} (${input.mode})`;
+    const out = await computeJob(s, { kind: 'rehearse', label, runId: run.id }, () =>
+      s.compute.call('rehearse', { ...source, taskId: input.taskId, rehearsals: input.rehearsals, mode: input.mode, temperature: input.temperature, seed: run.config.seed }),
+    ).catch((error: Error) => {
+      throw /no task/.test(error.message) ? new ContractError('not_found', `environment ${run.env} has no task ${input.taskId}`) : error;
+    });
+    return s.store.db.transaction(() => {
+      const memory = s.store.memories.insert({ env: run.env, taskId: input.taskId, runId: run.id, structured: out.memory, text: out.text });
+      const rehearsalIds = out.rollouts.map((r) => s.store.rollouts.insert({ ...r, runId: run.id, step, memoryId: memory.id }));
+      return { memory, rehearsalIds };
+    })();
+  },
+  /** One committed real run with this memory (the edited version, if this is an edit). */
+  'memories.commit': async (input) => {
+    const memory = s.store.memories.get(input.memoryId);
+    if (!memory) throw new ContractError('not_found', `no memory with id ${input.memoryId}`);
+    const { run, step, source } = policySource(s, input.runId, input.step);
+    if (run.env !== memory.env) throw new ContractError('invalid_input', `memory ${memory.id} is for ${memory.env}, run ${run.id} trains on ${run.env}`);
+    const out = await computeJob(s, { kind: 'evaluate', label: `commit ${memory.taskId} with memory v${memory.version} (${input.commit})`, runId: run.id }, () =>
+      s.compute.call('commit', { ...source, taskId: memory.taskId, memory: memory.structured, memoryText: memory.text, commit: input.commit, seed: run.config.seed }),
+    );
+    const rolloutId = s.store.rollouts.insert({ ...out.rollout, runId: run.id, step, memoryId: memory.id });
+    return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, fellBackAtTurn: out.fellBackAtTurn };
+  },
   'memories.list': (input) => ({ items: s.store.memories.list(input) }),
   'memories.get': ({ id }) => {
     const memory = s.store.memories.get(id);

@@ -1,5 +1,6 @@
 import type { ExportFormat } from '../../contract';
 import { openDatabase, type Db } from './database';
+import { EvaluationsRepo } from './evaluations';
 import { ExportsRepo } from './exports';
 import { MemoriesRepo } from './memories';
 import { MetricsRepo } from './metrics';
@@ -21,6 +22,7 @@ export class Store {
   readonly rollouts: RolloutsRepo;
   readonly memories: MemoriesRepo;
   readonly exports: ExportsRepo;
+  readonly evaluations: EvaluationsRepo;
 
   constructor(
     readonly db: Db,
@@ -31,6 +33,7 @@ export class Store {
     this.rollouts = new RolloutsRepo(db);
     this.memories = new MemoriesRepo(db);
     this.exports = new ExportsRepo(db, exportSnippet);
+    this.evaluations = new EvaluationsRepo(db);
   }
 
   static open(file: string, exportSnippet?: (format: ExportFormat, outDir: string) => string): Store {

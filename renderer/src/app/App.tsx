@@ -3,7 +3,8 @@ import { DashboardView } from '../views/dashboard/DashboardView';
 import { EnvsView } from '../views/envs/EnvsView';
 import { MemoryView } from '../views/memory/MemoryView';
 import { NewRunView } from '../views/new-run/NewRunView';
-import { EvaluateView, ExportView } from '../views/pending/PendingView';
+import { ExportView } from '../views/export/ExportView';
+import { EvaluateView } from '../views/pending/PendingView';
 import { RunsView } from '../views/runs/RunsView';
 import { SystemView } from '../views/system/SystemView';
 import { TrajectoriesView } from '../views/trajectories/TrajectoriesView';
@@ -30,7 +31,7 @@ function renderView(route: Route): ReactNode {
     case 'export':
       return <ExportView />;
     case 'envs':
-      return <EnvsView selected={route.params.id} />;
+      return <EnvsView selected={route.params.id} adding={route.params.add === '1'} />;
     case 'system':
       return <SystemView />;
   }

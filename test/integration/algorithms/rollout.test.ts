@@ -9,7 +9,7 @@ import { buildMemory } from '../../../electron/engine/algorithms/memory';
 import { countingEnv } from './counting-env';
 import { LOGPROB, scriptedPolicy } from './scripted-policy';
 
-const settings: RolloutSettings = { maxTurns: 6, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none' };
+const settings: RolloutSettings = { maxTurns: 6, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none', rehearsePrompt: 'inline' };
 let env: ToolEnv;
 let task: Task;
 

@@ -8,7 +8,7 @@ import { privateRehearsals, rehearseAndCommit } from '../../../electron/engine/a
 import { countingEnv } from './counting-env';
 import { scriptedPolicy } from './scripted-policy';
 
-const settings: RolloutSettings = { maxTurns: 4, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none' };
+const settings: RolloutSettings = { maxTurns: 4, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none', rehearsePrompt: 'inline' };
 let env: ToolEnv;
 let tasks: Task[];
 

@@ -41,7 +41,8 @@ export async function sampleGroups(ctx: RunContext, step: number, mode: RolloutM
       if (aware[i]) memories.set(i, renderMemory(buildMemory(rs.filter((_, j) => rehearsed[j].i === i).map(traceOf))));
     });
   }
-  const requests = tasks.flatMap((task, i) => Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i) })));
+  const reference = (taskId: string) => (rollout.rehearsePrompt === 'simulator' ? ctx.referenceOf(taskId) : undefined);
+  const requests = tasks.flatMap((task, i) => Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: reference(task.id) })));
   const flat = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}`);
   return tasks.map((_, i) => flat.slice(i * k, (i + 1) * k));
 }
@@ -61,14 +62,18 @@ export async function runRoleGrpoStage(ctx: RunContext, stage: Stage, startStep:
     const logged: Array<{ rewards: number[]; outputs: GroupOutput[] }> = [];
     for (const group of groups) {
       const rewards = group.map((r) => r.reward);
-      const refs = group.flatMap((r, i) => r.segments.filter((s) => s.logprobs.length && trainedRoles.includes(s.role)).map((segment) => ({ segment, out: { rollout: i, role: segment.role as GroupOutput['role'] } })));
+      // Generated segments of the trained roles: in the actor's stream, and (simulator prompt) the
+      // answer segment of each simulator row.
+      const generated = (r: RolloutResult) => [...r.segments, ...r.simulatorRows.map((row) => row[row.length - 1])];
+      const refs = group.flatMap((r, i) => generated(r).filter((s) => s.logprobs.length && trainedRoles.includes(s.role)).map((segment) => ({ segment, out: { rollout: i, role: segment.role as GroupOutput['role'] } })));
       const adv = roleAdvantages(rewards, refs.map((x) => x.out), advOpts);
       refs.forEach((x, j) => (x.segment.advantage = adv[j]));
       logged.push({ rewards, outputs: refs.map((x) => x.out) });
     }
     // 4. update: token-level clipped surrogate over the generated tokens of the trained roles
     const results = groups.flat();
-    const batches = microBatches(await ctx.withReference(results.map((r) => pgRow(r.segments))), c.optim.microBatchTokens);
+    const rows = results.flatMap((r) => [pgRow(r.segments), ...(trainedRoles.includes('rehearse') ? r.simulatorRows.map(pgRow) : [])]);
+    const batches = microBatches(await ctx.withReference(rows), c.optim.microBatchTokens);
     const stats: StepStats[] = [];
     for (let epoch = 0; epoch < c.optim.ppoEpochs; epoch++) stats.push(await ctx.policy.trainStep(batches, ctx.pgObjective()));
     // 5. log, checkpoint, stop

@@ -1,4 +1,5 @@
 import * as m001 from './001-initial';
+import * as m002 from './002-evaluations';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
 }
 
 /** Every migration in order. A new schema change is a new file plus one line here. */
-export const migrations: Migration[] = [m001];
+export const migrations: Migration[] = [m001, m002];

@@ -4,6 +4,8 @@ import { CodeView } from '../../components/CodeView';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
+import { navigate } from '../../app/useHashRoute';
+import { AddMcpForm } from './AddMcpForm';
 import { ToolConsole } from './ToolConsole';
 
 function TaskCounts({ counts }: { counts: EnvSummary['taskCounts'] }) {
@@ -42,12 +44,31 @@ function EnvDetailPanel({ id }: { id: string }) {
   );
 }
 
-export function EnvsView({ selected }: { selected?: string }) {
+export function EnvsView({ selected, adding }: { selected?: string; adding?: boolean }) {
   const envs = useCall('envs.list', {});
   const items = envs.data?.items ?? [];
   return (
     <>
-      <PageHeader title="Environments" subtitle="Where agents act: tools with JSON Schemas, and tasks split into train, held-out and OOD" />
+      <PageHeader
+        title="Environments"
+        subtitle="Where agents act: tools with JSON Schemas, and tasks split into train, held-out and OOD"
+        actions={
+          !adding && (
+            <a className="button" href={routeHref('envs', { id: selected, add: '1' })} data-testid="add-mcp">
+              Add an MCP server
+            </a>
+          )
+        }
+      />
+      {adding && (
+        <AddMcpForm
+          onAdded={(env) => {
+            envs.reload();
+            navigate(routeHref('envs', { id: env.id }));
+          }}
+          onClose={() => navigate(routeHref('envs', { id: selected }))}
+        />
+      )}
       {envs.error ? <ErrorNotice error={envs.error} onRetry={envs.reload} /> : null}
       {!envs.data && !envs.error && <Loading what="environments" />}
       {envs.data && items.length === 0 && (

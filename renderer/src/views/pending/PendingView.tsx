@@ -49,18 +49,3 @@ export function EvaluateView() {
     />
   );
 }
-
-export function ExportView() {
-  return (
-    <PendingView
-      title="Export"
-      arrivesWith="the export issue"
-      purpose={[
-        'choose a run checkpoint and a format: Hugging Face folder, ONNX, or LoRA;',
-        'pick a destination folder and see what was written, with file sizes;',
-        'copy a snippet that loads the exported model with common tools.',
-      ]}
-      cli="envace export --run RUN_ID --format hf --out DIR"
-    />
-  );
-}

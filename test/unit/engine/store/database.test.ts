@@ -19,7 +19,7 @@ describe('migrations', () => {
   it('create every table from an empty file, with WAL and foreign keys on', () => {
     const db = openDatabase(dbFile());
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['checkpoints', 'exports', 'memories', 'metrics', 'rollouts', 'runs', 'schema_migrations', 'turns']);
+    expect(tables).toEqual(['checkpoints', 'evaluations', 'exports', 'memories', 'metrics', 'rollouts', 'runs', 'schema_migrations', 'turns']);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(schemaVersion(db)).toBe(Math.max(...migrations.map((m) => m.version)));
@@ -57,11 +57,11 @@ describe('migrations', () => {
   it('rolls back a failing migration whole', () => {
     const file = dbFile();
     openDatabase(file).close();
-    const broken = { version: 2, name: 'broken', up: 'CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);' };
+    const broken = { version: 3, name: 'broken', up: 'CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);' };
     expect(() => openDatabase(file, [...migrations, broken])).toThrow(/no such table: nowhere/);
     const db = openDatabase(file);
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half'").pluck().get()).toBe(0);
-    expect(schemaVersion(db)).toBe(1);
+    expect(schemaVersion(db)).toBe(2);
     db.close();
   });
 });

@@ -1,0 +1,34 @@
+import { ContractError, RunConfig, type Job, type Run } from '../contract';
+import type { EngineServices } from './services';
+import { checkpointDir } from './training';
+
+/**
+ * Run one compute-worker operation as a queued job (one compute job at a time, cancellable,
+ * visible in the jobs list) and hand back its result, or a typed error saying what happened.
+ */
+export async function computeJob<T>(s: EngineServices, spec: { kind: Job['kind']; label: string; runId?: string }, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  let value: T | undefined;
+  const job = s.jobs.enqueue({
+    ...spec,
+    run: async (ctx) => {
+      ctx.progress(null, spec.label);
+      value = await work(ctx.signal);
+    },
+  });
+  const done = await s.jobs.wait(job.id);
+  if (done.state === 'cancelled') throw new ContractError('conflict', `${spec.label} was cancelled`);
+  if (done.state === 'failed') throw new ContractError('internal', `${spec.label} failed: ${done.error}`);
+  return value as T;
+}
+
+/** A run's policy source: its resolved config and one of its checkpoints (default the last). */
+export function policySource(s: EngineServices, runId: string, step?: number): { run: Run; step: number; source: { config: RunConfig; checkpointDir: string } } {
+  const run = s.store.runs.get(runId);
+  if (!run) throw new ContractError('not_found', `no run with id ${runId}`);
+  const chosen = step ?? run.checkpoints.at(-1)?.step;
+  if (chosen === undefined) throw new ContractError('conflict', `run ${runId} has no checkpoint yet: train it first`);
+  if (!run.checkpoints.some((c) => c.step === chosen)) {
+    throw new ContractError('not_found', `run ${runId} has no checkpoint at step ${chosen} (checkpoints: ${run.checkpoints.map((c) => c.step).join(', ')})`);
+  }
+  return { run, step: chosen, source: { config: run.config, checkpointDir: s.store.runs.checkpointPath(runId, chosen) ?? checkpointDir(s, runId, chosen) } };
+}

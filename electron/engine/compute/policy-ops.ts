@@ -1,0 +1,150 @@
+// Worker-side operations that need a trained policy: evaluation, private rehearsals, and a
+// committed run with a (possibly edited) memory. Each loads the run's checkpoint once and keeps it.
+import { join } from 'node:path';
+import { loadTokenizer } from '../../../native-models';
+import type { RehearsalMemory, RunConfig } from '../../contract';
+import { envOptions, evaluatePolicy, NativePolicy, privateRehearsals, commitWithMemory, realityCheck, rolloutSettings, runRollouts, toNewRollout, type RolloutResult } from '../algorithms';
+import { MODEL_DIR, TOKENIZER_DIR } from '../algorithms/context';
+import { renderMemory } from '../memory-text';
+import { getEnv } from '../envs/registry';
+import type { Split, Task, ToolEnv } from '../envs/types';
+import type { NewRollout } from '../store';
+
+export interface PolicySource {
+  config: RunConfig;
+  checkpointDir: string;
+}
+
+let cached: { dir: string; policy: NativePolicy } | null = null;
+
+/** The run's policy at a checkpoint; the last one loaded stays warm for the next call. */
+async function policyAt(source: PolicySource): Promise<NativePolicy> {
+  if (cached?.dir === source.checkpointDir) return cached.policy;
+  if (!('preset' in source.config.model)) throw new Error('policies of imported models are not supported by the algorithms yet');
+  const tokenizer = loadTokenizer(join(source.checkpointDir, TOKENIZER_DIR));
+  const policy = await NativePolicy.create({ preset: source.config.model.preset, corpus: [], tokenizer, seed: source.config.seed, optimizer: {}, knobs: {} });
+  policy.load(join(source.checkpointDir, MODEL_DIR));
+  if (cached) await cached.policy.release();
+  cached = { dir: source.checkpointDir, policy };
+  return policy;
+}
+
+async function world(config: RunConfig, taskId?: string): Promise<{ env: ToolEnv; task?: Task }> {
+  const env = await getEnv(config.env, envOptions(config));
+  return { env, task: taskId === undefined ? undefined : env.task(taskId) };
+}
+
+export interface EvaluateInput extends PolicySource {
+  split: Split;
+  limit?: number;
+  rehearsals: number;
+  mode: 'parallel' | 'sequential';
+  commit: 'prompt' | 'plan';
+  seed: number;
+}
+
+export interface EvaluateOutput {
+  env: string;
+  tasks: number;
+  success: number;
+  meanScore: number;
+  invalidActionRate: number;
+  envCallsPerTask: number;
+  tokensPerTask: number;
+  wallMs: number;
+  fidelity: number | null;
+  perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number }>;
+  rollouts: NewRollout[];
+}
+
+export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> {
+  const policy = await policyAt(input);
+  const { env } = await world(input.config);
+  const tasks = env.tasks(input.split).slice(0, input.limit ?? Infinity).map((t) => env.task(t.id));
+  if (!tasks.length) throw new Error(`environment ${env.id} has no ${input.split} tasks`);
+  const settings = { ...rolloutSettings(input.config), temperature: 0 };
+  const testTime = input.rehearsals > 0 ? { rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, temperature: input.config.rollout.temperature } : undefined;
+  const result = await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime });
+  let fidelity: number | null = null;
+  if (testTime) {
+    // Fidelity of the world model on these tasks: one private rehearsal each, replayed for real.
+    const scores: number[] = [];
+    for (const task of tasks) {
+      const { rehearsals } = await privateRehearsals(policy, env, task, settings, { ...testTime, rehearsals: 1 }, input.seed, `fidelity:${task.id}`);
+      const checks = await realityCheck(env, task, storedTurns(rehearsals[0]));
+      scores.push(...checks.map((c) => c.fidelity.similarity));
+    }
+    fidelity = scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : null;
+  }
+  return {
+    env: env.id,
+    tasks: result.tasks,
+    success: result.success,
+    meanScore: result.score,
+    invalidActionRate: result.invalidActionRate,
+    envCallsPerTask: result.envCallsPerTask,
+    tokensPerTask: result.tokens / Math.max(1, result.tasks),
+    wallMs: result.wallMs,
+    fidelity,
+    perTask: result.results.map((r) => ({ taskId: r.task.id, success: r.success === true, score: r.reward, envCalls: r.envCalls })),
+    rollouts: result.results.map((r) => toNewRollout(r, { runId: null, step: null, mode: testTime ? 'test-time' : 'real' })),
+  };
+}
+
+/** The stored turn list of a rollout (what the reality check replays). */
+function storedTurns(r: RolloutResult) {
+  return toNewRollout(r, { runId: null, step: null }).turns.map((t, index) => ({ index, role: t.role, text: t.text }));
+}
+
+export interface RehearseInput extends PolicySource {
+  taskId: string;
+  rehearsals: number;
+  mode: 'parallel' | 'sequential';
+  temperature: number;
+  seed: number;
+}
+
+export async function rehearseOp(input: RehearseInput): Promise<{ memory: RehearsalMemory; text: string; rollouts: NewRollout[] }> {
+  const policy = await policyAt(input);
+  const { env, task } = await world(input.config, input.taskId);
+  const settings = rolloutSettings(input.config);
+  const { memory, rehearsals } = await privateRehearsals(policy, env, task!, settings, { rehearsals: input.rehearsals, mode: input.mode, commit: 'prompt', temperature: input.temperature }, input.seed, `rehearse:${task!.id}`);
+  return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time' })) };
+}
+
+export interface CommitInput extends PolicySource {
+  taskId: string;
+  memory: RehearsalMemory;
+  /** The memory's text as stored (a hand edit of the text is what the prompt gets). */
+  memoryText: string;
+  commit: 'prompt' | 'plan';
+  seed: number;
+}
+
+export async function commitOp(input: CommitInput): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null }> {
+  const policy = await policyAt(input);
+  const { env, task } = await world(input.config, input.taskId);
+  const settings = { ...rolloutSettings(input.config), temperature: 0 };
+  const committed =
+    input.commit === 'plan'
+      ? await commitWithMemory(policy, env, task!, settings, input.memory, { commit: 'plan' }, input.seed, `commit:${task!.id}`)
+      : (await runRollouts(policy, env, [{ task: task!, mode: 'real', memory: input.memoryText }], settings, input.seed, `commit:${task!.id}`))[0];
+  return {
+    rollout: toNewRollout(committed, { runId: null, step: null, mode: 'test-time' }),
+    reward: committed.reward,
+    success: committed.success === true,
+    envCalls: committed.envCalls,
+    fellBackAtTurn: input.commit === 'plan' ? divergence(committed, input.memory) : null,
+  };
+}
+
+/** The first turn where the committed run stopped following the consensus plan; null if it never did. */
+export function divergence(r: RolloutResult, memory: RehearsalMemory): number | null {
+  const plan = memory.consensus.plan;
+  for (let i = 0; i < plan.length; i++) {
+    const action = r.turns[i]?.action;
+    const call = action?.kind === 'calls' && action.calls.length === 1 ? action.calls[0] : null;
+    if (!call || call.name !== plan[i].name || JSON.stringify(call.arguments) !== JSON.stringify(plan[i].arguments)) return i;
+  }
+  return r.turns.length > plan.length ? plan.length : null;
+}

@@ -1,0 +1,38 @@
+import type { EvalResult } from '../../contract';
+import { computeJob, policySource } from '../compute-jobs';
+import type { HandlerGroup } from './types';
+
+export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
+  'evals.list': ({ runId }) => ({ items: s.store.evaluations.list(runId) }),
+  /** Held-out evaluation in the real environment, with or without test-time rehearsal. */
+  'evals.run': async (input) => {
+    const { run, step, source } = policySource(s, input.runId, input.step);
+    const label = `evaluate ${run.name} @ step ${step} on ${input.split}${input.rehearsals ? ` with ${input.rehearsals} ${input.mode} rehearsals` : ''}`;
+    const out = await computeJob(s, { kind: 'evaluate', label, runId: run.id }, () =>
+      s.compute.call('evaluate', { ...source, split: input.split, limit: input.limit, rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, seed: input.seed }),
+    );
+    const ids = s.store.db.transaction(() => out.rollouts.map((r) => s.store.rollouts.insert({ ...r, runId: run.id, step })))();
+    const result: EvalResult = {
+      runId: run.id,
+      step,
+      env: out.env,
+      split: input.split,
+      rehearsals: input.rehearsals,
+      mode: input.mode,
+      commit: input.commit,
+      tasks: out.tasks,
+      success: out.success,
+      meanScore: out.meanScore,
+      invalidActionRate: out.invalidActionRate,
+      envCallsPerTask: out.envCallsPerTask,
+      tokensPerTask: out.tokensPerTask,
+      wallMs: out.wallMs,
+      fidelity: out.fidelity,
+      perTask: out.perTask.map((t, i) => ({ ...t, rolloutId: ids[i] ?? null })),
+    };
+    if (input.split === 'heldout' && input.rehearsals === 0 && (run.bestHeldoutSuccess === null || out.success > run.bestHeldoutSuccess)) {
+      s.store.runs.update(run.id, { bestHeldoutSuccess: out.success });
+    }
+    return s.store.evaluations.insert(result);
+  },
+});

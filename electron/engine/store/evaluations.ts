@@ -1,0 +1,24 @@
+import type { EvalResult } from '../../contract';
+import type { Db } from './database';
+
+export type StoredEvaluation = EvalResult & { id: number; createdAt: number };
+
+export class EvaluationsRepo {
+  constructor(private readonly db: Db) {}
+
+  insert(result: EvalResult, now = Date.now()): StoredEvaluation {
+    const info = this.db
+      .prepare('INSERT INTO evaluations (run_id, step, split, rehearsals, mode, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(result.runId, result.step, result.split, result.rehearsals, result.mode, JSON.stringify(result), now);
+    return { ...result, id: Number(info.lastInsertRowid), createdAt: now };
+  }
+
+  list(runId?: string, limit = 200): StoredEvaluation[] {
+    const rows = (
+      runId === undefined
+        ? this.db.prepare('SELECT id, result, created_at FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?').all(limit)
+        : this.db.prepare('SELECT id, result, created_at FROM evaluations WHERE run_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(runId, limit)
+    ) as Array<{ id: number; result: string; created_at: number }>;
+    return rows.map((r) => ({ ...(JSON.parse(r.result) as EvalResult), id: r.id, createdAt: r.created_at }));
+  }
+}

@@ -1,0 +1,245 @@
+import { useState, type FormEvent } from 'react';
+import { ExportFormat, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
+import { useApi } from '../../api/context';
+import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
+import { PageHeader } from '../../components/PageHeader';
+import { RelativeTime } from '../../components/RelativeTime';
+import { formatBytes, formatDuration } from '../../format/units';
+import { useCall } from '../../hooks/useCall';
+import { useElapsed } from '../../hooks/useElapsed';
+import { useThrottledEvents } from '../../hooks/useEvents';
+import { buildExportInput, describeExportSource, exportableRuns, exportsFolder, formatInfo, resolveDestination, totalBytes, type ExportSource } from './export-form';
+import { ExportResult } from './ExportResult';
+
+interface SourcePickerProps {
+  /** Runs with at least one checkpoint. */
+  candidates: Run[];
+  models: ModelSummary[];
+  source: ExportSource | null;
+  onChange: (next: ExportSource | null) => void;
+}
+
+function SourcePicker({ candidates, models: modelItems, source, onChange }: SourcePickerProps) {
+  const kind = source?.kind ?? 'run';
+  const run = source?.kind === 'run' ? candidates.find((r) => r.id === source.runId) : undefined;
+  return (
+    <fieldset className="form-rows export-source">
+      <legend>Source</legend>
+      <div className="segmented" role="radiogroup" aria-label="Export from">
+        <label>
+          <input type="radio" name="source-kind" checked={kind === 'run'} onChange={() => onChange(candidates[0] ? { kind: 'run', runId: candidates[0].id, step: null } : null)} />a run's checkpoint
+        </label>
+        <label>
+          <input type="radio" name="source-kind" checked={kind === 'model'} onChange={() => onChange(modelItems[0] ? { kind: 'model', model: modelItems[0].name } : { kind: 'model', model: '' })} />
+          an imported model
+        </label>
+      </div>
+      {kind === 'run' &&
+        (candidates.length === 0 ? (
+          <p className="muted" data-testid="no-checkpoints">
+            No run has a checkpoint yet. Runs write one every <code>checkpointEvery</code> steps while they train.
+          </p>
+        ) : (
+          <div className="filters">
+            <label className="field-inline">
+              <span>Run</span>
+              <select value={run?.id ?? ''} onChange={(e) => onChange({ kind: 'run', runId: e.target.value, step: null })} data-testid="export-run">
+                <option value="" disabled>
+                  pick a run
+                </option>
+                {candidates.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.name} ({r.id}, {r.status})
+                  </option>
+                ))}
+              </select>
+            </label>
+            {run && source?.kind === 'run' && (
+              <label className="field-inline">
+                <span>Checkpoint</span>
+                <select value={source.step ?? ''} onChange={(e) => onChange({ ...source, step: e.target.value === '' ? null : Number(e.target.value) })} data-testid="export-step">
+                  <option value="">latest (step {run.checkpoints.at(-1)!.step})</option>
+                  {run.checkpoints.map((c) => (
+                    <option key={c.step} value={c.step}>
+                      step {c.step}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+          </div>
+        ))}
+      {kind === 'model' &&
+        (modelItems.length === 0 ? (
+          <p className="muted" data-testid="no-models">
+            No imported models. Import a Llama/Qwen-style Hugging Face folder with <code>envace models import DIR</code>; it then appears here.
+          </p>
+        ) : (
+          <label className="field-inline">
+            <span>Model</span>
+            <select value={source?.kind === 'model' ? source.model : ''} onChange={(e) => onChange({ kind: 'model', model: e.target.value })} data-testid="export-model">
+              {modelItems.map((m) => (
+                <option key={m.name} value={m.name}>
+                  {m.name} ({m.architecture}, {m.paramCount.toLocaleString('en-US')} parameters)
+                </option>
+              ))}
+            </select>
+          </label>
+        ))}
+    </fieldset>
+  );
+}
+
+function EarlierExports({ items }: { items: ExportRecord[] }) {
+  if (items.length === 0) return <p className="muted">No exports yet.</p>;
+  return (
+    <ul className="list export-list" aria-label="Earlier exports" data-testid="export-list">
+      {items.map((record) => (
+        <li key={record.id}>
+          <details>
+            <summary>
+              <span className="badge badge-neutral">{record.format}</span> {describeExportSource(record)} · {record.files.length} files · {formatBytes(totalBytes(record.files))} ·{' '}
+              <RelativeTime time={record.createdAt} />
+            </summary>
+            <ExportResult record={record} />
+          </details>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Export a checkpoint or an imported model as a file other tools load, and see what was written. */
+export function ExportView() {
+  const api = useApi();
+  const info = useCall('system.info', {});
+  const earlier = useCall('exports.list', {});
+  const [source, setSource] = useState<ExportSource | null>(null);
+  const [format, setFormat] = useState<ExportFormat>('hf');
+  const [ggufDtype, setGgufDtype] = useState<'f16' | 'f32'>('f16');
+  const [folder, setFolder] = useState('');
+  const [force, setForce] = useState(false);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  const [result, setResult] = useState<ExportRecord | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const elapsed = useElapsed(startedAt);
+
+  const runs = useCall('runs.list', { limit: 200 });
+  const models = useCall('models.list', {});
+  // A run that trains on while this view is open gains checkpoints; keep the pickers current.
+  useThrottledEvents(['run.status', 'run.progress'], runs.reload, 2000);
+  const candidates = exportableRuns(runs.data?.items ?? []);
+  // Until the person picks, the newest run with a checkpoint is the source.
+  const firstRun = candidates[0];
+  const effective: ExportSource | null = source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null);
+  const dataHome = info.data?.dataHome;
+  const destination = dataHome ? resolveDestination(dataHome, folder) : null;
+  const ready = effective !== null && (effective.kind === 'run' || effective.model !== '') && destination?.ok === true && startedAt === null;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!ready || !destination?.ok || !effective) return;
+    setStartedAt(Date.now());
+    setError(null);
+    setResult(null);
+    try {
+      setResult(await api.call('exports.create', buildExportInput(effective, format, destination.outDir, ggufDtype, force)));
+      earlier.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setStartedAt(null);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="Export" subtitle="Write a checkpoint or an imported model as files other tools load" />
+      {runs.data && models.data && candidates.length === 0 && models.data.items.length === 0 && (
+        <EmptyState title="Nothing to export yet" testId="export-empty">
+          <p>Train a run (it writes checkpoints as it goes) or import a Hugging Face model; either can then be exported here.</p>
+        </EmptyState>
+      )}
+      <div className="grid-2">
+        <form className="card" onSubmit={submit} aria-labelledby="export-form-title" data-testid="export-form">
+          <h2 id="export-form-title">New export</h2>
+          {runs.error || models.error ? <ErrorNotice error={runs.error ?? models.error} onRetry={() => (runs.reload(), models.reload())} /> : null}
+          {runs.data && models.data ? (
+            <SourcePicker candidates={candidates} models={models.data.items} source={effective} onChange={setSource} />
+          ) : (
+            !runs.error && !models.error && <Loading what="runs and models" />
+          )}
+          <fieldset className="form-rows">
+            <legend>Format</legend>
+            <div className="segmented" role="radiogroup" aria-label="Format">
+              {ExportFormat.options.map((f) => (
+                <label key={f}>
+                  <input type="radio" name="format" value={f} checked={format === f} onChange={() => setFormat(f)} />
+                  {formatInfo[f].label}
+                </label>
+              ))}
+            </div>
+            <p className="muted">Writes {formatInfo[format].writes}.</p>
+            {format === 'gguf' && (
+              <label className="field-inline">
+                <span>Weights as</span>
+                <select value={ggufDtype} onChange={(e) => setGgufDtype(e.target.value as 'f16' | 'f32')} data-testid="gguf-dtype">
+                  <option value="f16">f16 (half the size)</option>
+                  <option value="f32">f32 (exact)</option>
+                </select>
+              </label>
+            )}
+          </fieldset>
+          <fieldset className="form-rows">
+            <legend>Destination</legend>
+            <label className="field-inline">
+              <span>Folder name</span>
+              <input type="text" value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="new folder, named for you" aria-invalid={destination?.ok === false ? true : undefined} data-testid="export-folder-name" />
+            </label>
+            {destination?.ok === false && (
+              <p className="knob-issue" role="alert">
+                {destination.issue}
+              </p>
+            )}
+            <p className="muted">
+              Written inside {dataHome ? <code>{exportsFolder(dataHome)}</code> : 'the data home’s exports folder'}
+              {destination?.ok && destination.outDir ? (
+                <>
+                  {' '}
+                  as <code>{destination.outDir}</code>
+                </>
+              ) : null}
+              . From the workbench window exports stay in the data home; a folder picker anywhere on disk arrives with the desktop app's native dialog, and{' '}
+              <code>envace export --out DIR</code> writes anywhere today.
+            </p>
+            <label className="start-toggle">
+              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
+              <span>Replace an earlier export in that folder (only a folder holding nothing but export files)</span>
+            </label>
+          </fieldset>
+          <div className="row">
+            <button type="submit" className="button button-primary" disabled={!ready} data-testid="export-submit">
+              {startedAt !== null ? 'Exporting…' : 'Export'}
+            </button>
+            {startedAt !== null && (
+              <span className="loading" role="status" data-testid="export-progress">
+                <span className="spinner" aria-hidden="true" /> Writing {formatInfo[format].label} files… {formatDuration(elapsed)}
+              </span>
+            )}
+          </div>
+          {error ? <ErrorNotice error={error} /> : null}
+        </form>
+        <section className="card" aria-labelledby="export-result-title">
+          <h2 id="export-result-title">Result</h2>
+          {result ? <ExportResult record={result} /> : <p className="muted">{startedAt !== null ? 'The files appear here when the export finishes.' : 'Run an export to see what it wrote.'}</p>}
+        </section>
+      </div>
+      <section className="stack" aria-labelledby="earlier-exports">
+        <h2 id="earlier-exports">Earlier exports</h2>
+        {earlier.error ? <ErrorNotice error={earlier.error} onRetry={earlier.reload} /> : null}
+        {!earlier.data && !earlier.error && <Loading what="exports" />}
+        {earlier.data && <EarlierExports items={earlier.data.items} />}
+      </section>
+    </>
+  );
+}
