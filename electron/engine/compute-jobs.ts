@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { ContractError, RunConfig, type Job, type Run } from '../contract';
 import type { EngineServices } from './services';
 import { checkpointDir } from './training';
@@ -30,5 +31,7 @@ export function policySource(s: EngineServices, runId: string, step?: number): {
   if (!run.checkpoints.some((c) => c.step === chosen)) {
     throw new ContractError('not_found', `run ${runId} has no checkpoint at step ${chosen} (checkpoints: ${run.checkpoints.map((c) => c.step).join(', ')})`);
   }
-  return { run, step: chosen, source: { config: run.config, checkpointDir: s.store.runs.checkpointPath(runId, chosen) ?? checkpointDir(s, runId, chosen) } };
+  const dir = s.store.runs.checkpointPath(runId, chosen) ?? checkpointDir(s, runId, chosen);
+  if (!fs.existsSync(dir)) throw new ContractError('not_found', `the checkpoint folder of run ${runId} at step ${chosen} is missing (${dir})`);
+  return { run, step: chosen, source: { config: run.config, checkpointDir: dir } };
 }

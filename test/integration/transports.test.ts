@@ -13,6 +13,7 @@ import { serve, type RunningServer } from '../../electron/server';
 import { createIpcTransport } from '../../renderer/src/api/ipc-transport';
 import { createWebSocketTransport } from '../../renderer/src/api/websocket-transport';
 import { exportModel, importModel } from '../../electron/engine/models';
+import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { testEngine } from '../helpers/engine';
 import { nanoConfig, randomWeights, smallTokenizer } from '../unit/engine/models/fixtures';
 
@@ -54,7 +55,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
+let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
 
 beforeAll(async () => {
   env = testEngine();
@@ -121,7 +122,9 @@ beforeAll(async () => {
   const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'hello.txt') } }] };
   fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
   const fsServer = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
-  fixtures = { runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
+  const rollout = { maxTurns: 2, maxTokensPerTurn: 12, maxObservationTokens: 24, k: 2, toolSchemas: 'none' as const };
+  const { runId: policyRun } = await seedCheckpointedRun(env.engine, { env: 'mock', model: { preset: 'nano' }, rollout }, ['create a task for the user', 'get_users', 'update_task_status']);
+  fixtures = { policyRun, runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
 });
 
 afterAll(async () => {
@@ -207,6 +210,32 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(edited).toMatchObject({ parentId: fixtures.memoryId, source: 'edit', text: 'edited by hand' });
     expect((await api.call('memories.get', { id: fixtures.memoryId })).text).toBe('consensus: echo');
   },
+  'memories.rehearse': async (api) => {
+    const { memory, rehearsalIds } = await api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'create_task_1', rehearsals: 2, mode: 'sequential' });
+    expect(memory).toMatchObject({ env: 'mock', taskId: 'create_task_1', runId: fixtures.policyRun, source: 'rehearsal', version: 1 });
+    expect(memory.structured.rehearsals).toHaveLength(2);
+    expect(rehearsalIds).toHaveLength(2);
+    for (const id of rehearsalIds) expect(await api.call('trajectories.get', { id })).toMatchObject({ mode: 'test-time', envCalls: 0, memoryId: memory.id });
+    await expect(api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'no-such-task' })).rejects.toMatchObject({ code: 'not_found' });
+  },
+  'memories.commit': async (api) => {
+    const { memory } = await api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'create_task_1', rehearsals: 1 });
+    const edited = await api.call('memories.update', { id: memory.id, text: 'Plan: call get_users first.' });
+    const outcome = await api.call('memories.commit', { memoryId: edited.id, runId: fixtures.policyRun });
+    expect(outcome).toMatchObject({ memoryId: edited.id, fellBackAtTurn: null });
+    const rollout = await api.call('trajectories.get', { id: outcome.rolloutId });
+    // The committed run used the edited memory, in its own <|memory|> turn.
+    expect(rollout).toMatchObject({ mode: 'test-time', memoryId: edited.id });
+    expect(rollout.turns.find((t) => t.role === 'memory')?.text).toContain('Plan: call get_users first.');
+  },
+  'evals.run': async (api) => {
+    const result = await api.call('evals.run', { runId: fixtures.policyRun, split: 'heldout', limit: 2 });
+    expect(result).toMatchObject({ runId: fixtures.policyRun, step: 1, env: 'mock', tasks: 2, rehearsals: 0 });
+    expect(result.perTask).toHaveLength(2);
+    expect(result.success).toBeGreaterThanOrEqual(0);
+    await expect(api.call('evals.run', { runId: fixtures.runId })).rejects.toMatchObject({ code: 'not_found' }); // its checkpoint row points at no folder
+  },
+  'evals.list': async (api) => expect((await api.call('evals.list', { runId: fixtures.policyRun })).items.length).toBeGreaterThan(0),
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
   'envs.addMcp': async (api) => {

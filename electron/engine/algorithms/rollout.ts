@@ -108,6 +108,7 @@ export async function runRollouts(policy: Policy, env: ToolEnv, requests: readon
   const sp = policy.specials;
   const tok = policy.tokenizer;
   const lives: Live[] = [];
+  try {
   for (const [i, req] of requests.entries()) {
     const tools = req.task.tools ?? env.tools();
     if (req.plan && req.mode !== 'real') throw new AlgorithmError(`task ${req.task.id}: a plan can only be followed in a real rollout`);
@@ -131,7 +132,6 @@ export async function runRollouts(policy: Policy, env: ToolEnv, requests: readon
       throw new AlgorithmError(`task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`);
     lives.push(live);
   }
-  try {
     for (let turn = 0; lives.some((l) => !l.end); turn++) {
       await actTurn(policy, lives, settings, deriveSeed(seed, label, 'act', turn));
       const needRehearsal: Live[] = [];

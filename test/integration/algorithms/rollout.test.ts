@@ -61,6 +61,33 @@ describe('rollout modes at the env boundary', () => {
     expect(reh[0].reward).toBe(0);
   });
 
+  it('simulator prompt: each observation comes from its own prompt with reference examples; no env calls', async () => {
+    const counted = countingEnv(env);
+    const prompts: string[] = [];
+    const policy = scriptedPolicy({
+      act: (p) => (actsSoFar(p) === 0 ? goldCall() : goldAnswer()),
+      obs: (p) => {
+        prompts.push(p);
+        return '{"status": "pending"}';
+      },
+    });
+    const reference = [{ action: '<tool_call>{"name": "x", "arguments": {}}</tool_call>', observation: 'EXAMPLE-RESULT' }];
+    const [r] = await runRollouts(policy, counted, [{ task, mode: 'rehearse', reference }], { ...settings, rehearsePrompt: 'simulator' }, 0, 't');
+    expect(counted.counts).toEqual({ resets: 0, steps: 0 });
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain('EXAMPLE-RESULT');
+    expect(prompts[0]).toContain(`Call to answer:\nCALL: ${goldCall()}`);
+    expect(prompts[0]).not.toContain(task.instruction); // the simulator sees calls, not the user's request
+    expect(r.simulatorRows).toHaveLength(1);
+    const answer = r.simulatorRows[0][r.simulatorRows[0].length - 1];
+    expect(answer.ids[0]).toBe(policy.specials.rehearse);
+    expect(answer.logprobs.length).toBeGreaterThan(0);
+    const inActor = r.segments.find((s) => s.role === 'rehearse')!;
+    expect(inActor.text).toBe('{"status": "pending"}');
+    expect(inActor.logprobs).toEqual([]);
+    expect(r.reward).toBe(1);
+  });
+
   it('limits: max turns, and observation tokens are capped', async () => {
     const loop = scriptedPolicy({ act: goldCall, obs: () => 'a '.repeat(500) });
     const [r] = await runRollouts(loop, env, [{ task, mode: 'rehearse' }], { ...settings, maxTurns: 3, maxObservationTokens: 10 }, 0, 't');

@@ -20,6 +20,7 @@ const base: RunConfigInput = {
   worldSize: 5,
   model: { preset: 'nano' },
   seed: 3,
+  provider: 'cpu',
   rollout: { k: 2, tasksPerStep: 2, maxTurns: 3, maxTokensPerTurn: 64, maxObservationTokens: 24, toolSchemas: 'none' },
   optim: { lr: 3e-3, warmupSteps: 2 },
 };
@@ -147,6 +148,17 @@ describe('runTraining end to end on nano', () => {
     await expect(train({ algo: 'sft', steps: 1, sft: { demonstrations: 'file' } })).rejects.toThrow(/demonstrationsFile/);
   });
 
+  it('envace with the simulator rehearse prompt trains simulator rows under the Rehearse advantage', async () => {
+    const r = await train({ algo: 'sft+envace', sft: { steps: 150 }, steps: 1, rollout: { ...base.rollout, k: 4, temperature: 0.7, rehearsePrompt: 'simulator' } });
+    const s = r.steps[150];
+    expect(s.metrics.env_calls).toBe(0);
+    const rehearsed = s.rollouts.flatMap((ro) => ro.turns.filter((t) => t.role === 'rehearse'));
+    expect(rehearsed.length).toBeGreaterThan(0);
+    // In the actor's stream the observation is given text (generated in the simulator row).
+    expect(rehearsed.every((t) => t.logprobs === null)).toBe(true);
+    expect(s.metrics['reward/rehearse']).toBeTypeOf('number');
+  });
+
   it('fork: a new run starts from another run checkpoint folder', async () => {
     const src = await train({ algo: 'sft', steps: 2, checkpointEvery: 2 });
     const fork = await train({ algo: 'sft', steps: 3 }, { resumeFromDir: join(src.runDir, 'checkpoints', 'step-2') });
@@ -173,7 +185,7 @@ describe('runTraining end to end on nano', () => {
   });
 
   it('rejects knobs this engine does not implement with a typed error', async () => {
-    await expect(train({ algo: 'envace', steps: 1, rollout: { ...base.rollout, rehearsePrompt: 'simulator' } })).rejects.toThrow(AlgorithmError);
+    await expect(train({ algo: 'envace', steps: 1, model: { imported: 'some-model' } })).rejects.toThrow(AlgorithmError);
     await expect(train({ algo: 'sft+envace', steps: 1 })).rejects.toThrow(/sft.steps/);
     await expect(train({ algo: 'sft', steps: 1 }, { resumeFromStep: 7 })).rejects.toThrow(/no checkpoint/);
   });

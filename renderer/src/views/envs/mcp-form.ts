@@ -88,8 +88,8 @@ export function buildAddMcpInput(values: McpFormValues): { ok: true; value: Envs
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const field = fieldOf(issue.path);
-      // An invalid union (a bad URL or command) reports "Invalid input"; say what is expected instead.
-      const message = field === 'server' && issue.code === 'invalid_union' ? (values.transport === 'http' ? 'an http:// or https:// URL' : 'a command and its arguments') : issue.message;
+      // Zod words a bad server as "Invalid input" / "Invalid URL"; say what is expected instead.
+      const message = field !== 'server' ? issue.message : values.transport === 'http' ? 'an http:// or https:// URL' : issue.code === 'invalid_union' ? 'a command and its arguments' : issue.message;
       issues[field] ??= message;
     }
   }
