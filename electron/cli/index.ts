@@ -4,6 +4,7 @@ import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerLater } from './commands/later';
 import { registerModels } from './commands/models';
+import { registerRehearse } from './commands/rehearse';
 import { registerRuns } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerTrain } from './commands/train';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerEval(program);
   registerBench(program);
   registerModels(program);
+  registerRehearse(program);
   registerEnvs(program);
   registerSystem(program);
   registerServe(program);

@@ -1,5 +1,8 @@
 // ONNX Runtime sessions from serialised graphs, with an execution-provider choice that falls back
 // to the CPU (with a message saying why) when a GPU provider cannot load on this machine.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { Graph } from '../graph/builder';
 import { toOnnxBytes } from '../graph/serialize';
@@ -25,6 +28,32 @@ export interface CompiledSession {
 
 const GPU_ORDER: Provider[] = ['cuda', 'webgpu'];
 
+/** Providers known not to load in this process, with the reason (probed once, not per session). */
+const unavailable = new Map<Provider, string>();
+
+/**
+ * onnxruntime-node's CUDA provider is a separate shared library its install script downloads;
+ * where that script was off (as here) asking ORT for CUDA only fails noisily. Check the file.
+ */
+function missingCudaLibrary(): string | null {
+  const lib = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
+  try {
+    const root = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
+    const file = join(root, 'bin', 'napi-v6', process.platform, process.arch, lib);
+    return existsSync(file) ? null : `CUDA provider library not installed (${lib}; onnxruntime-node's CUDA download is turned off)`;
+  } catch {
+    return null;
+  }
+}
+
+function knownUnavailable(provider: Provider): string | null {
+  if (provider === 'cuda' && !unavailable.has('cuda')) {
+    const missing = missingCudaLibrary();
+    if (missing) unavailable.set('cuda', missing);
+  }
+  return unavailable.get(provider) ?? null;
+}
+
 function ortOptions(provider: Provider, o: SessionOptions): ort.InferenceSession.SessionOptions {
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: [provider],
@@ -43,6 +72,11 @@ export async function createSession(bytes: Uint8Array, o: SessionOptions = {}): 
   const candidates: Provider[] = choice === 'auto' ? [...GPU_ORDER, 'cpu'] : choice === 'cpu' ? ['cpu'] : [choice, 'cpu'];
   const failures: string[] = [];
   for (const provider of candidates) {
+    const known = provider === 'cpu' ? null : knownUnavailable(provider);
+    if (known) {
+      failures.push(`${provider}: ${known}`);
+      continue;
+    }
     try {
       const session = await ort.InferenceSession.create(bytes, ortOptions(provider, o));
       if (failures.length === 0) return { session, provider };
@@ -51,6 +85,7 @@ export async function createSession(bytes: Uint8Array, o: SessionOptions = {}): 
       return { session, provider, fallbackReason };
     } catch (e) {
       if (provider === 'cpu') throw e;
+      unavailable.set(provider, firstLine(e));
       failures.push(`${provider}: ${firstLine(e)}`);
     }
   }
@@ -81,12 +116,18 @@ export function availableProviders(): Promise<ProviderReport[]> {
   probed ??= (async () => {
     const reports: ProviderReport[] = [];
     for (const provider of ['cpu', ...GPU_ORDER] as Provider[]) {
+      const known = provider === 'cpu' ? null : knownUnavailable(provider);
+      if (known) {
+        reports.push({ provider, available: false, detail: known });
+        continue;
+      }
       try {
         // Severity 4 (fatal only): a provider that cannot load is an expected answer here, not an error to log.
         const s = await ort.InferenceSession.create(probeModel(), { executionProviders: [provider], logSeverityLevel: 4 });
         await s.release();
         reports.push({ provider, available: true });
       } catch (e) {
+        unavailable.set(provider, firstLine(e));
         reports.push({ provider, available: false, detail: firstLine(e) });
       }
     }

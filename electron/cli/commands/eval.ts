@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { getEnv } from '../../engine/envs/registry';
 import { runOracle } from '../../engine/envs/oracle';
 import { SPLITS, type Split } from '../../engine/envs/types';
-import { CliError, EXIT, notAvailable, table } from '../output';
+import { withEngine } from '../engine-session';
+import { CliError, EXIT, table, type Output } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
 interface EvalOptions extends CommonOptions {
@@ -14,6 +15,40 @@ interface EvalOptions extends CommonOptions {
   limit?: string;
   rehearsals?: string;
   mode?: string;
+}
+
+/** A trained run's checkpoint in the real environment, optionally with test-time rehearsal. */
+async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
+  if (opts.checkpoint) throw new CliError('--checkpoint is not supported; use --run ID [--step N]', EXIT.usage);
+  const rehearsals = opts.rehearsals === undefined ? 0 : Number(opts.rehearsals);
+  if (!Number.isInteger(rehearsals) || rehearsals < 0 || rehearsals > 16) throw new CliError('--rehearsals must be 0–16', EXIT.usage);
+  if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential') throw new CliError('--mode must be parallel or sequential', EXIT.usage);
+  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+  const result = await withEngine(opts.home, async (api) => {
+    const run = await api.call('runs.get', { id: opts.run! });
+    if (run.env !== opts.env) throw new CliError(`run ${run.id} trained on ${run.env}, not ${opts.env}`, EXIT.usage);
+    out.line(`evaluating ${run.id} on ${opts.split}${rehearsals ? ` with ${rehearsals} ${opts.mode ?? 'parallel'} rehearsals per task` : ''}…`);
+    return api.call('evals.run', { runId: run.id, split: opts.split as Split, limit, rehearsals, mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel' });
+  });
+  out.result(result, () =>
+    table([
+      ['RUN', 'STEP', 'SPLIT', 'REHEARSALS', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'TOKENS/TASK', 'FIDELITY', 'WALL'],
+      [
+        result.runId,
+        String(result.step),
+        result.split,
+        result.rehearsals ? `${result.rehearsals} ${result.mode}` : '-',
+        String(result.tasks),
+        `${(result.success * 100).toFixed(1)}%`,
+        result.meanScore.toFixed(3),
+        `${(result.invalidActionRate * 100).toFixed(1)}%`,
+        result.envCallsPerTask.toFixed(2),
+        result.tokensPerTask.toFixed(0),
+        result.fidelity === null ? '-' : result.fidelity.toFixed(3),
+        `${(result.wallMs / 1000).toFixed(1)} s`,
+      ],
+    ]),
+  );
 }
 
 export function registerEval(program: Command): void {
@@ -29,7 +64,11 @@ export function registerEval(program: Command): void {
     .action(
       act<EvalOptions>(async (_args, opts, out) => {
         if (!SPLITS.includes(opts.split as Split)) throw new CliError(`--split must be one of ${SPLITS.join(', ')}`, EXIT.usage);
-        if (opts.policy === undefined) throw notAvailable('evaluating a trained run', 'the algorithms issue');
+        if (opts.policy === undefined) {
+          if (!opts.run) throw new CliError('give --run ID (a trained run) or --policy oracle', EXIT.usage);
+          await evaluateRun(opts, out);
+          return;
+        }
         if (opts.policy !== 'oracle') throw new CliError(`unknown --policy "${opts.policy}" (built-in: oracle)`, EXIT.usage);
         const limit = opts.limit === undefined ? undefined : Number(opts.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new CliError('--limit must be a positive integer', EXIT.usage);

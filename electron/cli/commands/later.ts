@@ -7,17 +7,6 @@ import { act, leaf } from './common';
  * scripts can be written now) and fail with a clear reason and exit code 4 — never a fake success.
  */
 export function registerLater(program: Command): void {
-  leaf(program.command('rehearse').description('private rehearsals of one task, building a rehearsal memory'))
-    .requiredOption('--run <id>', 'run id')
-    .requiredOption('--env <env>', 'environment id')
-    .requiredOption('--task <id>', 'task id')
-    .option('--rehearsals <n>', 'how many', '4')
-    .option('--mode <mode>', 'parallel | sequential', 'parallel')
-    .action(
-      act(async () => {
-        throw notAvailable('test-time rehearsal', 'the algorithms issue');
-      }),
-    );
   leaf(program.command('experiment').description('train every method on the same budget and print the side-by-side table'))
     .requiredOption('--suite <suite>', 'quick | full')
     .option('--out <dir>', 'where to write the table and plots')

@@ -28,7 +28,11 @@ export const DEFAULT_ADVANTAGE_OPTIONS: AdvantageOptions = { baseline: 'pooled-p
 const STD_EPS = 1e-6;
 
 /** One advantage per output, in the order given. */
-export function roleAdvantages(rewards: readonly number[], outputs: readonly GroupOutput[], opts: AdvantageOptions = DEFAULT_ADVANTAGE_OPTIONS): number[] {
+export function roleAdvantages(
+  rewards: readonly number[],
+  outputs: readonly GroupOutput[],
+  opts: AdvantageOptions = DEFAULT_ADVANTAGE_OPTIONS,
+): number[] {
   rewards.forEach((r, i) => {
     if (!Number.isFinite(r)) throw new AlgorithmError(`reward of rollout ${i} is not a finite number (${r})`);
   });
@@ -46,7 +50,9 @@ export function roleAdvantages(rewards: readonly number[], outputs: readonly Gro
   for (const [key, idx] of members) {
     // The values the baseline averages: one per output, or one per rollout that has such an output.
     const values =
-      opts.baseline === 'pooled-per-output' ? idx.map((j) => rewards[outputs[j].rollout]) : [...new Set(idx.map((j) => outputs[j].rollout))].map((i) => rewards[i]);
+      opts.baseline === 'pooled-per-output'
+        ? idx.map((j) => rewards[outputs[j].rollout])
+        : [...new Set(idx.map((j) => outputs[j].rollout))].map((i) => rewards[i]);
     const mean = values.reduce((s, v) => s + v, 0) / values.length;
     const std = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / values.length);
     stats.set(key, { mean, std, size: idx.length });

@@ -103,7 +103,14 @@ export class RunContext {
   /** Common per-step metrics of a trainer step. */
   trainMetrics(stats: StepStats[], wallMs: number): Record<string, number> {
     const last = stats[stats.length - 1];
-    const m: Record<string, number> = { loss: last.loss, lr: last.lr, grad_norm: last.gradNorm, entropy: last.entropyMean, train_tokens: last.tokens, step_ms: wallMs };
+    const m: Record<string, number> = {
+      loss: last.loss,
+      lr: last.lr,
+      grad_norm: last.gradNorm,
+      entropy: last.entropyMean,
+      train_tokens: last.tokens,
+      step_ms: wallMs,
+    };
     for (const [k, v] of Object.entries(last.terms)) m[`loss/${k}`] = v;
     if (last.clipFrac !== undefined) m.clip_frac = last.clipFrac;
     if (last.ratioMean !== undefined) m.ratio_mean = last.ratioMean;
@@ -115,7 +122,13 @@ export class RunContext {
   async finishStep(step: number, stage: Stage, metrics: Record<string, number>, rollouts: NewRollout[]): Promise<boolean> {
     const c = this.config;
     if (c.evalEvery > 0 && step % c.evalEvery === 0) {
-      const ev = await evaluatePolicy(this.policy, this.env, this.heldoutTasks, { ...this.settings, temperature: 0 }, { seed: c.seed, label: `eval:${step}` });
+      const ev = await evaluatePolicy(
+        this.policy,
+        this.env,
+        this.heldoutTasks,
+        { ...this.settings, temperature: 0 },
+        { seed: c.seed, label: `eval:${step}` },
+      );
       Object.assign(metrics, { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate });
     }
     const result: StepResult = { step, metrics, rollouts };

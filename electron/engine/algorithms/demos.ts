@@ -46,7 +46,13 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
         steps.push({ actionText, observation });
         if (r.done) break;
       }
-      out.push({ taskId: task.id, instruction: task.instruction, system: systemText(env.description, tools, toolSchemas), initialObservation: episode.initialObservation, steps });
+      out.push({
+        taskId: task.id,
+        instruction: task.instruction,
+        system: systemText(env.description, tools, toolSchemas),
+        initialObservation: episode.initialObservation,
+        steps,
+      });
     } finally {
       await episode.close();
     }
@@ -56,12 +62,25 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
 
 /** Every text a tokenizer for this env should know: prompts, actions, observations. */
 export function demoCorpus(transcripts: readonly DemoTranscript[]): string[] {
-  return transcripts.flatMap((t) => [t.system, t.instruction, t.initialObservation, ...t.steps.flatMap((s) => [s.actionText, s.observation ?? ''])]).filter((x) => x.length > 0);
+  return transcripts
+    .flatMap((t) => [t.system, t.instruction, t.initialObservation, ...t.steps.flatMap((s) => [s.actionText, s.observation ?? ''])])
+    .filter((x) => x.length > 0);
 }
 
 /** Lay a transcript out as segments, dropping trailing turns that do not fit in `maxSeqLen`. */
-export function demoSegments(tok: PolicyTokenizer, sp: SpecialIds, t: DemoTranscript, maxObservationTokens: number, maxSeqLen: number): Demonstration | null {
-  const segments = promptSegments(tok, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObservationTokens);
+export function demoSegments(
+  tok: PolicyTokenizer,
+  sp: SpecialIds,
+  t: DemoTranscript,
+  maxObservationTokens: number,
+  maxSeqLen: number,
+): Demonstration | null {
+  const segments = promptSegments(
+    tok,
+    sp,
+    { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation },
+    maxObservationTokens,
+  );
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
   for (const step of t.steps) {
     const turn = [givenSegment(tok, sp, 'act', sp.act, step.actionText)];
@@ -103,7 +122,8 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
       throw new AlgorithmError(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
     }
     const r = DemoLine.safeParse(json);
-    if (!r.success) throw new AlgorithmError(`${path}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
+    if (!r.success)
+      throw new AlgorithmError(`${path}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
     const line = r.data;
     let task: Task | undefined;
     if (line.taskId !== undefined) {
@@ -128,7 +148,13 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
 }
 
 /** The demonstrations a run learns from: its file, or the env's expert on the training tasks. */
-export async function runDemonstrations(env: ToolEnv, tasks: readonly Task[], sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string }, toolSchemas: ToolSchemaMode, seed: number): Promise<DemoTranscript[]> {
+export async function runDemonstrations(
+  env: ToolEnv,
+  tasks: readonly Task[],
+  sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string },
+  toolSchemas: ToolSchemaMode,
+  seed: number,
+): Promise<DemoTranscript[]> {
   if (sft.demonstrations === 'expert') return expertTranscripts(env, tasks, toolSchemas, seed);
   if (!sft.demonstrationsFile) throw new AlgorithmError("sft.demonstrations is 'file' but sft.demonstrationsFile is not set");
   return readDemonstrationFile(sft.demonstrationsFile, env, toolSchemas);

@@ -43,7 +43,14 @@ export async function evaluatePolicy(
       results.push(r.committed);
     }
   } else {
-    results = await runRollouts(policy, env, tasks.map((task) => ({ task, mode: 'real' as const })), settings, opts.seed, label);
+    results = await runRollouts(
+      policy,
+      env,
+      tasks.map((task) => ({ task, mode: 'real' as const })),
+      settings,
+      opts.seed,
+      label,
+    );
   }
   const n = Math.max(1, results.length);
   const actions = results.flatMap((r) => r.turns.map((t) => t.action));

@@ -36,7 +36,12 @@ export function observationFidelity(predicted: string, real: string): Fidelity {
  * Replays the act turns in a fresh real episode; every rehearsed observation is compared with the real
  * one its act produced. Stops at an answer or when the env ends the episode.
  */
-export async function realityCheck(env: ToolEnv, task: Task, turns: ReadonlyArray<{ index: number; role: TurnRole; text: string }>, seed = 0): Promise<RealityCheck[]> {
+export async function realityCheck(
+  env: ToolEnv,
+  task: Task,
+  turns: ReadonlyArray<{ index: number; role: TurnRole; text: string }>,
+  seed = 0,
+): Promise<RealityCheck[]> {
   const tools = task.tools ?? env.tools();
   const episode = await env.reset(task, seed);
   const out: RealityCheck[] = [];

@@ -9,7 +9,15 @@ import type { NewTurn } from '../store/rollouts';
 import type { ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
 
-export const SPECIAL = { system: '<|system|>', user: '<|user|>', act: '<|act|>', obs: '<|obs|>', memory: '<|memory|>', end: '<|end|>', rehearse: '<|rehearse|>' } as const;
+export const SPECIAL = {
+  system: '<|system|>',
+  user: '<|user|>',
+  act: '<|act|>',
+  obs: '<|obs|>',
+  memory: '<|memory|>',
+  end: '<|end|>',
+  rehearse: '<|rehearse|>',
+} as const;
 
 /** The few tokenizer operations the algorithms need. */
 export interface PolicyTokenizer {
@@ -71,7 +79,15 @@ export function systemText(description: string, tools: readonly ToolSpec[], mode
 }
 
 /** `<|marker|>` + text + `<|end|>` as given (non-generated) text. Model-facing text never parses specials. */
-export function givenSegment(tok: PolicyTokenizer, sp: SpecialIds, role: TurnRole, marker: number, text: string, maxTokens = Infinity, keep: 'head' | 'tail' = 'head'): Segment {
+export function givenSegment(
+  tok: PolicyTokenizer,
+  sp: SpecialIds,
+  role: TurnRole,
+  marker: number,
+  text: string,
+  maxTokens = Infinity,
+  keep: 'head' | 'tail' = 'head',
+): Segment {
   const all = tok.encode(text, { parseSpecial: false });
   const cut = all.length > maxTokens;
   const body = !cut ? all : keep === 'head' ? all.slice(0, maxTokens) : all.slice(all.length - maxTokens);
@@ -90,7 +106,13 @@ export interface PromptParts {
  * The prompt block: system, user, optional memory, optional initial observation. The memory gets the
  * context left after the rest of the prompt and `reserve` tokens (room for at least one turn).
  */
-export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptParts, maxObservationTokens: number, limits?: { maxSeqLen: number; reserve: number }): Segment[] {
+export function promptSegments(
+  tok: PolicyTokenizer,
+  sp: SpecialIds,
+  p: PromptParts,
+  maxObservationTokens: number,
+  limits?: { maxSeqLen: number; reserve: number },
+): Segment[] {
   const out = [givenSegment(tok, sp, 'prompt', sp.system, p.system), givenSegment(tok, sp, 'prompt', sp.user, p.instruction)];
   const initial = p.initialObservation ? [givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens)] : [];
   if (p.memory !== undefined) {
@@ -103,7 +125,14 @@ export function promptSegments(tok: PolicyTokenizer, sp: SpecialIds, p: PromptPa
 }
 
 /** A generated segment: marker, generated ids, and a forced `<|end|>` when generation was cut. */
-export function generatedSegment(tok: PolicyTokenizer, sp: SpecialIds, role: 'act' | 'rehearse', generated: readonly number[], logprobs: readonly number[], marker = role === 'act' ? sp.act : sp.obs): Segment {
+export function generatedSegment(
+  tok: PolicyTokenizer,
+  sp: SpecialIds,
+  role: 'act' | 'rehearse',
+  generated: readonly number[],
+  logprobs: readonly number[],
+  marker = role === 'act' ? sp.act : sp.obs,
+): Segment {
   const ended = generated[generated.length - 1] === sp.end;
   const body = ended ? generated.slice(0, -1) : [...generated];
   return {
@@ -145,7 +174,8 @@ export function toTurns(segments: readonly Segment[]): NewTurn[] {
       text: s.text,
       tokenIds: s.ids,
       logprobs: s.logprobs.length ? lp : null,
-      advantages: s.advantage === undefined || !s.logprobs.length ? null : lp.map((_, i) => (i >= s.lead && i - s.lead < s.logprobs.length ? s.advantage! : 0)),
+      advantages:
+        s.advantage === undefined || !s.logprobs.length ? null : lp.map((_, i) => (i >= s.lead && i - s.lead < s.logprobs.length ? s.advantage! : 0)),
     };
   });
 }

@@ -4,7 +4,18 @@
  * objective (SFT, PPO, PPO + world model); switching objective carries weights, AdamW moments and the
  * step counter across, so a chained run is one optimiser trajectory.
  */
-import { type Generation, type ModelConfig, type SessionOptions, type ObjectiveConfig, type OptimizerConfig, type LossKnobs, type StepStats, type TrainBatch, Trainer, preset } from '../../../native-models';
+import {
+  type Generation,
+  type ModelConfig,
+  type SessionOptions,
+  type ObjectiveConfig,
+  type OptimizerConfig,
+  type LossKnobs,
+  type StepStats,
+  type TrainBatch,
+  Trainer,
+  preset,
+} from '../../../native-models';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
@@ -76,7 +87,10 @@ export function envTokenizer(corpus: readonly string[], vocabSize: number): Text
   const key = `${vocabSize}:${corpus.length}:${corpus.join('\u0000')}`;
   let tok = tokenizerCache.get(key);
   if (!tok) {
-    tok = trainTokenizer(corpus.map((text) => text.replace(/[0-9]+/g, ' ')), { vocabSize });
+    tok = trainTokenizer(
+      corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
+      { vocabSize },
+    );
     tokenizerCache.set(key, tok);
   }
   return tok;
@@ -113,7 +127,10 @@ export class NativePolicy implements Policy, ReferencePolicy {
    * A policy from a run checkpoint folder (`…/checkpoints/step-N/`): its tokenizer, the model config
    * stored with the weights, and the weights and moments themselves (for eval, rehearse, export).
    */
-  static async fromCheckpoint(dir: string, opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs' | 'session'>> = {}): Promise<NativePolicy> {
+  static async fromCheckpoint(
+    dir: string,
+    opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs' | 'session'>> = {},
+  ): Promise<NativePolicy> {
     const stateFile = join(dir, 'model', TRAINER_STATE_FILE);
     let config: ModelConfig;
     try {
@@ -122,8 +139,17 @@ export class NativePolicy implements Policy, ReferencePolicy {
       throw new AlgorithmError(`${dir} is not a run checkpoint (cannot read the model config in ${stateFile}: ${(e as Error).message})`);
     }
     const tokenizer = loadTokenizer(join(dir, 'tokenizer'));
-    if (tokenizer.vocabSize !== config.vocabSize) throw new AlgorithmError(`${dir}: tokenizer has ${tokenizer.vocabSize} ids, the model ${config.vocabSize}`);
-    const o: NativePolicyOptions = { preset: 'nano', corpus: [], tokenizer, seed: opts.seed ?? 0, optimizer: opts.optimizer ?? {}, knobs: opts.knobs ?? {}, session: opts.session };
+    if (tokenizer.vocabSize !== config.vocabSize)
+      throw new AlgorithmError(`${dir}: tokenizer has ${tokenizer.vocabSize} ids, the model ${config.vocabSize}`);
+    const o: NativePolicyOptions = {
+      preset: 'nano',
+      corpus: [],
+      tokenizer,
+      seed: opts.seed ?? 0,
+      optimizer: opts.optimizer ?? {},
+      knobs: opts.knobs ?? {},
+      session: opts.session,
+    };
     const objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } };
     const trainer = await Trainer.create({ config, objective, optimizer: o.optimizer, knobs: o.knobs, seed: o.seed, session: o.session });
     const policy = new NativePolicy(tokenizer, config, o, trainer, JSON.stringify(objective));
@@ -152,7 +178,13 @@ export class NativePolicy implements Policy, ReferencePolicy {
       if (maxNew < 1) throw new AlgorithmError(`a prompt of ${longest} tokens leaves no room to generate (maxSeqLen ${this.maxSeqLen})`);
       const gens = await this.active.generate(
         rows.map((i) => requests[i].prompt),
-        { maxNewTokens: maxNew, temperature: s.temperature, topP: s.topP, seed: b === 0 ? s.seed : (s.seed + b * 0x9e3779b9) >>> 0, stopTokenIds: [this.specials.end] },
+        {
+          maxNewTokens: maxNew,
+          temperature: s.temperature,
+          topP: s.topP,
+          seed: b === 0 ? s.seed : (s.seed + b * 0x9e3779b9) >>> 0,
+          stopTokenIds: [this.specials.end],
+        },
       );
       // A row keeps only its own budget of tokens (what it would have sampled alone).
       rows.forEach((i, j) => {
@@ -179,7 +211,14 @@ export class NativePolicy implements Policy, ReferencePolicy {
     let next = this.trainers.get(key);
     if (next === this.active) return;
     if (!next) {
-      next = await Trainer.create({ config: this.config, objective, optimizer: this.opts.optimizer, knobs: this.opts.knobs, seed: this.opts.seed, session: this.opts.session });
+      next = await Trainer.create({
+        config: this.config,
+        objective,
+        optimizer: this.opts.optimizer,
+        knobs: this.opts.knobs,
+        seed: this.opts.seed,
+        session: this.opts.session,
+      });
       this.trainers.set(key, next);
     }
     next.setParams(this.active.getParams());
@@ -193,7 +232,13 @@ export class NativePolicy implements Policy, ReferencePolicy {
 
   async freezeReference(): Promise<void> {
     await this.reference?.release();
-    this.reference = await Trainer.create({ config: this.config, objective: { sft: { aggregation: 'token-mean' } }, params: this.active.getParams(), seed: this.opts.seed, session: this.opts.session });
+    this.reference = await Trainer.create({
+      config: this.config,
+      objective: { sft: { aggregation: 'token-mean' } },
+      params: this.active.getParams(),
+      seed: this.opts.seed,
+      session: this.opts.session,
+    });
   }
 
   async referenceLogprobs(rows: number[][]): Promise<number[][]> {

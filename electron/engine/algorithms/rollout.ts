@@ -104,34 +104,56 @@ interface Live {
 const length = (l: Live) => l.segments.reduce((n, s) => n + s.ids.length, 0);
 
 /** Run a batch of episodes to their end. `label` makes the sampling seeds unique per call site. */
-export async function runRollouts(policy: Policy, env: ToolEnv, requests: readonly RolloutRequest[], settings: RolloutSettings, seed: number, label: string): Promise<RolloutResult[]> {
+export async function runRollouts(
+  policy: Policy,
+  env: ToolEnv,
+  requests: readonly RolloutRequest[],
+  settings: RolloutSettings,
+  seed: number,
+  label: string,
+): Promise<RolloutResult[]> {
   const sp = policy.specials;
   const tok = policy.tokenizer;
   const lives: Live[] = [];
   try {
-  for (const [i, req] of requests.entries()) {
-    const tools = req.task.tools ?? env.tools();
-    if (req.plan && req.mode !== 'real') throw new AlgorithmError(`task ${req.task.id}: a plan can only be followed in a real rollout`);
-    // A pure rehearsal never opens an episode: zero env calls, by construction.
-    const episode = req.mode === 'rehearse' ? null : await env.reset(req.task, deriveSeed(seed, label, 'reset', i));
-    const prompt = promptSegments(
-      tok,
-      sp,
-      { system: systemText(env.description, tools, settings.toolSchemas), instruction: req.task.instruction, memory: req.memory, initialObservation: episode?.initialObservation ?? initialObservationOf(req.task) },
-      settings.maxObservationTokens,
-      { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens },
-    );
-    const live: Live = {
-      req, tools, segments: prompt, turns: [], recorder: new TranscriptRecorder(), episode,
-      maxTurns: Math.min(settings.maxTurns, req.task.maxTurns), end: null, pending: null, acted: null,
-      rng: new Rng(deriveSeed(seed, label, 'mix', i)),
-      planStep: req.plan?.calls.length ? 0 : -1,
-      simulatorRows: [],
-    };
-    if (length(live) + 2 > policy.maxSeqLen)
-      throw new AlgorithmError(`task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`);
-    lives.push(live);
-  }
+    for (const [i, req] of requests.entries()) {
+      const tools = req.task.tools ?? env.tools();
+      if (req.plan && req.mode !== 'real') throw new AlgorithmError(`task ${req.task.id}: a plan can only be followed in a real rollout`);
+      // A pure rehearsal never opens an episode: zero env calls, by construction.
+      const episode = req.mode === 'rehearse' ? null : await env.reset(req.task, deriveSeed(seed, label, 'reset', i));
+      const prompt = promptSegments(
+        tok,
+        sp,
+        {
+          system: systemText(env.description, tools, settings.toolSchemas),
+          instruction: req.task.instruction,
+          memory: req.memory,
+          initialObservation: episode?.initialObservation ?? initialObservationOf(req.task),
+        },
+        settings.maxObservationTokens,
+        { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens },
+      );
+      const live: Live = {
+        req,
+        tools,
+        segments: prompt,
+        turns: [],
+        recorder: new TranscriptRecorder(),
+        episode,
+        maxTurns: Math.min(settings.maxTurns, req.task.maxTurns),
+        end: null,
+        pending: null,
+        acted: null,
+        rng: new Rng(deriveSeed(seed, label, 'mix', i)),
+        planStep: req.plan?.calls.length ? 0 : -1,
+        simulatorRows: [],
+      };
+      if (length(live) + 2 > policy.maxSeqLen)
+        throw new AlgorithmError(
+          `task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`,
+        );
+      lives.push(live);
+    }
     for (let turn = 0; lives.some((l) => !l.end); turn++) {
       await actTurn(policy, lives, settings, deriveSeed(seed, label, 'act', turn));
       const needRehearsal: Live[] = [];
@@ -255,7 +277,10 @@ async function simulateTurn(policy: Policy, env: ToolEnv, lives: Live[], s: Roll
   }
   if (!rows.length) return;
   const gens = await policy.generate(
-    rows.map(({ prompt }) => ({ prompt: [...flatten(prompt), sp.rehearse], maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - flatten(prompt).length - 2) })),
+    rows.map(({ prompt }) => ({
+      prompt: [...flatten(prompt), sp.rehearse],
+      maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - flatten(prompt).length - 2),
+    })),
     { temperature: s.temperature, topP: s.topP, seed },
   );
   rows.forEach(({ l, prompt }, i) => {
@@ -290,7 +315,10 @@ async function finish(l: Live): Promise<RolloutResult> {
 }
 
 /** The store's row for a rollout. */
-export function toNewRollout(r: RolloutResult, meta: { runId: string | null; step: number | null; memoryId?: number | null; mode?: StoredMode }): NewRollout {
+export function toNewRollout(
+  r: RolloutResult,
+  meta: { runId: string | null; step: number | null; memoryId?: number | null; mode?: StoredMode },
+): NewRollout {
   return {
     runId: meta.runId,
     step: meta.step,

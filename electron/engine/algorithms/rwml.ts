@@ -139,7 +139,10 @@ export function similarityFunction(name: SimilarityName, embedder?: Embedder): S
     case 'char-ngram-cos':
       return async (p, r) => textSimilarity(name, p, r);
     case 'embedding': {
-      if (!embedder) throw new AlgorithmError("similarity 'embedding' needs a sentence-embedding model; none is configured (use json-f1, rouge-l or char-ngram-cos)");
+      if (!embedder)
+        throw new AlgorithmError(
+          "similarity 'embedding' needs a sentence-embedding model; none is configured (use json-f1, rouge-l or char-ngram-cos)",
+        );
       return async (p, r) => {
         const [ep, er] = await embedder.embed([p, r]);
         return Math.max(0, cosine(ep, er));

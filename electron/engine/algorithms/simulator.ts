@@ -40,7 +40,14 @@ export function simulatorText(input: SimulatorInput): string {
 /** Prompt segments of the simulator row, ready for `<|rehearse|>`; at most `maxTokens` ids. */
 export function simulatorPrompt(tok: PolicyTokenizer, sp: SpecialIds, input: SimulatorInput, maxTokens: number): Segment[] {
   // The tool list may be long for a small context: it gets at most a third of the room.
-  const system = givenSegment(tok, sp, 'prompt', sp.system, `${INSTRUCTION}\n${systemText(input.envDescription, input.tools, 'compact')}`, Math.floor(maxTokens / 3));
+  const system = givenSegment(
+    tok,
+    sp,
+    'prompt',
+    sp.system,
+    `${INSTRUCTION}\n${systemText(input.envDescription, input.tools, 'compact')}`,
+    Math.floor(maxTokens / 3),
+  );
   const room = Math.max(1, maxTokens - system.ids.length - 2);
   return [system, givenSegment(tok, sp, 'prompt', sp.user, simulatorText(input), room, 'tail')];
 }

@@ -33,16 +33,35 @@ export interface TestTimeResult {
 }
 
 export function traceOf(r: RolloutResult): RehearsalTrace {
-  return { instruction: r.task.instruction, turns: r.turns.map((t) => ({ action: t.action, observation: t.observation })), logprobs: r.segments.flatMap((s) => s.logprobs) };
+  return {
+    instruction: r.task.instruction,
+    turns: r.turns.map((t) => ({ action: t.action, observation: t.observation })),
+    logprobs: r.segments.flatMap((s) => s.logprobs),
+  };
 }
 
 /** N private rehearsals of `task` and the memory built from them. Makes no env calls. */
-export async function privateRehearsals(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, o: TestTimeOptions, seed: number, label: string): Promise<{ memory: Memory; rehearsals: RolloutResult[] }> {
+export async function privateRehearsals(
+  policy: Policy,
+  env: ToolEnv,
+  task: Task,
+  settings: RolloutSettings,
+  o: TestTimeOptions,
+  seed: number,
+  label: string,
+): Promise<{ memory: Memory; rehearsals: RolloutResult[] }> {
   if (!Number.isInteger(o.rehearsals) || o.rehearsals < 1) throw new AlgorithmError(`rehearsals must be a positive integer, got ${o.rehearsals}`);
   const s = { ...settings, temperature: o.temperature };
   let rehearsals: RolloutResult[];
   if (o.mode === 'parallel') {
-    rehearsals = await runRollouts(policy, env, Array.from({ length: o.rehearsals }, () => ({ task, mode: 'rehearse' as const })), s, seed, `${label}:rehearse`);
+    rehearsals = await runRollouts(
+      policy,
+      env,
+      Array.from({ length: o.rehearsals }, () => ({ task, mode: 'rehearse' as const })),
+      s,
+      seed,
+      `${label}:rehearse`,
+    );
   } else {
     rehearsals = [];
     for (let j = 0; j < o.rehearsals; j++) {
@@ -54,7 +73,16 @@ export async function privateRehearsals(policy: Policy, env: ToolEnv, task: Task
 }
 
 /** The committed real run with a given (possibly user-edited) memory. */
-export async function commitWithMemory(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, memory: Memory, o: Pick<TestTimeOptions, 'commit' | 'agreement'>, seed: number, label: string): Promise<RolloutResult> {
+export async function commitWithMemory(
+  policy: Policy,
+  env: ToolEnv,
+  task: Task,
+  settings: RolloutSettings,
+  memory: Memory,
+  o: Pick<TestTimeOptions, 'commit' | 'agreement'>,
+  seed: number,
+  label: string,
+): Promise<RolloutResult> {
   const memoryText = renderMemory(memory);
   let plan: PlanToFollow | undefined;
   if (o.commit === 'plan' && memory.consensus.plan.length) {
@@ -73,7 +101,15 @@ export async function commitWithMemory(policy: Policy, env: ToolEnv, task: Task,
 }
 
 /** Rehearse privately, build the memory, commit in the real env. */
-export async function rehearseAndCommit(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, o: TestTimeOptions, seed: number, label: string): Promise<TestTimeResult> {
+export async function rehearseAndCommit(
+  policy: Policy,
+  env: ToolEnv,
+  task: Task,
+  settings: RolloutSettings,
+  o: TestTimeOptions,
+  seed: number,
+  label: string,
+): Promise<TestTimeResult> {
   const { memory, rehearsals } = await privateRehearsals(policy, env, task, settings, o, seed, label);
   const committed = await commitWithMemory(policy, env, task, settings, memory, o, seed, label);
   return { memory, memoryText: renderMemory(memory), rehearsals, committed };

@@ -61,7 +61,16 @@ export function envOptions(c: RunConfig): Record<string, unknown> {
 
 export function rolloutSettings(c: RunConfig): RolloutSettings {
   const r = c.rollout;
-  return { maxTurns: r.maxTurns, maxTokensPerTurn: r.maxTokensPerTurn, maxObservationTokens: r.maxObservationTokens, temperature: r.temperature, topP: r.topP, pReal: r.pReal, toolSchemas: r.toolSchemas, rehearsePrompt: r.rehearsePrompt };
+  return {
+    maxTurns: r.maxTurns,
+    maxTokensPerTurn: r.maxTokensPerTurn,
+    maxObservationTokens: r.maxObservationTokens,
+    temperature: r.temperature,
+    topP: r.topP,
+    pReal: r.pReal,
+    toolSchemas: r.toolSchemas,
+    rehearsePrompt: r.rehearsePrompt,
+  };
 }
 
 const tasksOf = (env: ToolEnv, split: 'train' | 'heldout') => env.tasks(split).map((t) => env.task(t.id));
@@ -79,7 +88,8 @@ function resumePoint(io: TrainingIO): { dir: string; step: number } | null {
 
 export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ finalStep: number }> {
   const parsed = RunConfigSchema.safeParse(input);
-  if (!parsed.success) throw new AlgorithmError(`invalid run config: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new AlgorithmError(`invalid run config: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const config = parsed.data;
   checkSupported(config);
   const stages = planStages(config);
@@ -94,8 +104,13 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   // The tokenizer learns from the demonstrations the run will use (file or expert); an env with
   // neither gives its tool schemas and instructions. A resumed run reuses its saved tokenizer.
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
-  const transcripts = !tokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
-  const corpus = tokenizer ? [] : transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
+  const transcripts =
+    !tokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
+  const corpus = tokenizer
+    ? []
+    : transcripts
+      ? demoCorpus(transcripts)
+      : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
   const presetName = (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset;
   const policy = await NativePolicy.create({
     preset: presetName,
@@ -103,11 +118,21 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
     tokenizer,
     seed: config.seed,
     optimizer: {
-      lr: config.optim.lr, warmupSteps: config.optim.warmupSteps, minLrRatio: config.optim.minLrRatio, weightDecay: config.optim.weightDecay,
-      maxGradNorm: config.optim.gradClip, totalSteps: total * config.optim.ppoEpochs,
+      lr: config.optim.lr,
+      warmupSteps: config.optim.warmupSteps,
+      minLrRatio: config.optim.minLrRatio,
+      weightDecay: config.optim.weightDecay,
+      maxGradNorm: config.optim.gradClip,
+      totalSteps: total * config.optim.ppoEpochs,
     },
     session: { provider: config.provider, onFallback: (m) => io.onLog('warn', m) },
-    knobs: { clipLow: config.loss.clipLow, clipHigh: config.loss.clipHigh, dualClip: config.loss.dualClip, klBeta: config.loss.klBeta, cmaeRho: config.paw.rho },
+    knobs: {
+      clipLow: config.loss.clipLow,
+      clipHigh: config.loss.clipHigh,
+      dualClip: config.loss.dualClip,
+      klBeta: config.loss.klBeta,
+      cmaeRho: config.paw.rho,
+    },
   });
   io.onLog('info', `model: ${presetName} (${policy.config.vocabSize}-token vocabulary, context ${policy.maxSeqLen}) on ${policy.provider}`);
   try {

@@ -36,7 +36,13 @@ describe('demonstrations', () => {
     const path = write('ok.jsonl', [
       { taskId: task.id, steps: [{ action: '<answer>x</answer>' }] },
       '',
-      { instruction: 'Say hi.', steps: [{ action: '<tool_call>{"name": "calculate", "arguments": {"expression": "1+1"}}</tool_call>', observation: '2' }, { action: '<answer>hi</answer>' }] },
+      {
+        instruction: 'Say hi.',
+        steps: [
+          { action: '<tool_call>{"name": "calculate", "arguments": {"expression": "1+1"}}</tool_call>', observation: '2' },
+          { action: '<answer>hi</answer>' },
+        ],
+      },
     ]);
     const demos = readDemonstrationFile(path, env, 'none');
     expect(demos.map((d) => d.taskId)).toEqual([task.id, 'file:3']);
@@ -47,7 +53,9 @@ describe('demonstrations', () => {
 
   it('bad lines are errors naming the line', () => {
     expect(() => readDemonstrationFile(write('a.jsonl', ['{oops']), env, 'none')).toThrow(/a\.jsonl:1: not JSON/);
-    expect(() => readDemonstrationFile(write('b.jsonl', [{ steps: [{ action: 'x' }] }]), env, 'none')).toThrow(/b\.jsonl:1: give a taskId or an instruction/);
+    expect(() => readDemonstrationFile(write('b.jsonl', [{ steps: [{ action: 'x' }] }]), env, 'none')).toThrow(
+      /b\.jsonl:1: give a taskId or an instruction/,
+    );
     expect(() => readDemonstrationFile(write('c.jsonl', [{ taskId: 'nope', steps: [{ action: 'x' }] }]), env, 'none')).toThrow(/no task 'nope'/);
     expect(() => readDemonstrationFile(write('d.jsonl', [{ instruction: 'i', steps: [] }]), env, 'none')).toThrow(AlgorithmError);
     expect(() => readDemonstrationFile(join(dir, 'missing.jsonl'), env, 'none')).toThrow(/cannot read/);

@@ -9,7 +9,10 @@ let task: Task;
 
 beforeAll(async () => {
   env = await getEnv('retail', { worldSize: 5, counts: { train: 6, heldout: 1, ood: 0 } });
-  task = env.tasks('train').map((t) => env.task(t.id)).find((t) => t.gold.calls.length === 1)!;
+  task = env
+    .tasks('train')
+    .map((t) => env.task(t.id))
+    .find((t) => t.gold.calls.length === 1)!;
 });
 
 describe('world-model fidelity', () => {
@@ -23,7 +26,10 @@ describe('world-model fidelity', () => {
 
   it('replays the rehearsed rollout in the real env and scores each imagined observation', async () => {
     const act = formatAction({ kind: 'calls', calls: task.gold.calls });
-    const [real] = await realityCheck(env, task, [{ index: 0, role: 'act', text: act }, { index: 1, role: 'rehearse', text: 'x' }]);
+    const [real] = await realityCheck(env, task, [
+      { index: 0, role: 'act', text: act },
+      { index: 1, role: 'rehearse', text: 'x' },
+    ]);
     expect(real.index).toBe(1);
     expect(real.fidelity.exact).toBe(false);
     // Imagining exactly what the world says is a perfect score.

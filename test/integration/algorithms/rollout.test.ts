@@ -9,7 +9,16 @@ import { buildMemory } from '../../../electron/engine/algorithms/memory';
 import { countingEnv } from './counting-env';
 import { LOGPROB, scriptedPolicy } from './scripted-policy';
 
-const settings: RolloutSettings = { maxTurns: 6, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none', rehearsePrompt: 'inline' };
+const settings: RolloutSettings = {
+  maxTurns: 6,
+  maxTokensPerTurn: 200,
+  maxObservationTokens: 400,
+  temperature: 1,
+  topP: 1,
+  pReal: 0,
+  toolSchemas: 'none',
+  rehearsePrompt: 'inline',
+};
 let env: ToolEnv;
 let task: Task;
 
@@ -19,7 +28,10 @@ const goldAnswer = () => `<answer>${task.gold.answer}</answer>`;
 
 beforeAll(async () => {
   env = await getEnv('retail', { worldSize: 5, counts: { train: 6, heldout: 2, ood: 0 } });
-  task = env.tasks('train').map((t) => env.task(t.id)).find((t) => t.id.endsWith('order-status'))!;
+  task = env
+    .tasks('train')
+    .map((t) => env.task(t.id))
+    .find((t) => t.id.endsWith('order-status'))!;
 });
 
 describe('rollout modes at the env boundary', () => {
@@ -51,7 +63,14 @@ describe('rollout modes at the env boundary', () => {
 
   it('malformed action: real → the env answers with an error; rehearse → the episode ends with reward 0', async () => {
     const bad = () => '<tool_call>{"name": "no_such_tool", "arguments": {}}</tool_call>';
-    const real = await runRollouts(scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? bad() : goldAnswer()), obs: () => '' }), env, [{ task, mode: 'real' }], settings, 0, 't');
+    const real = await runRollouts(
+      scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? bad() : goldAnswer()), obs: () => '' }),
+      env,
+      [{ task, mode: 'real' }],
+      settings,
+      0,
+      't',
+    );
     expect(real[0].turns[0].observation).toMatch(/^Error: Tool 'no_such_tool' not found/);
     expect(real[0].reward).toBe(0);
     expect(real[0].checklist.formatError).toBe(true);
@@ -103,7 +122,14 @@ describe('rollout modes at the env boundary', () => {
   it('mixed mode with pReal = 1 is all real, K rollouts per task run in one batch', async () => {
     const counted = countingEnv(env);
     const policy = scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? goldCall() : goldAnswer()), obs: () => 'x' });
-    const rs = await runRollouts(policy, counted, [0, 1, 2].map(() => ({ task, mode: 'mixed' as const })), { ...settings, pReal: 1 }, 0, 't');
+    const rs = await runRollouts(
+      policy,
+      counted,
+      [0, 1, 2].map(() => ({ task, mode: 'mixed' as const })),
+      { ...settings, pReal: 1 },
+      0,
+      't',
+    );
     expect(rs.every((r) => r.envCalls === 1)).toBe(true);
     expect(counted.counts.resets).toBe(3);
   });
@@ -126,10 +152,26 @@ describe('rollout modes at the env boundary', () => {
 describe('commit mode plan', () => {
   it('follows the consensus plan while real observations agree, then hands over to the policy', async () => {
     const counted = countingEnv(env);
-    const real = await runRollouts(scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? goldCall() : goldAnswer()), obs: () => '' }), env, [{ task, mode: 'real' }], settings, 0, 'r');
+    const real = await runRollouts(
+      scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? goldCall() : goldAnswer()), obs: () => '' }),
+      env,
+      [{ task, mode: 'real' }],
+      settings,
+      0,
+      'r',
+    );
     const trueObs = real[0].turns[0].observation!;
     const plan = task.gold.calls;
-    const memory = buildMemory([{ instruction: task.instruction, turns: [{ action: { kind: 'calls', calls: plan }, observation: trueObs }, { action: { kind: 'answer', text: 'pending' }, observation: null }], logprobs: [-1] }]);
+    const memory = buildMemory([
+      {
+        instruction: task.instruction,
+        turns: [
+          { action: { kind: 'calls', calls: plan }, observation: trueObs },
+          { action: { kind: 'answer', text: 'pending' }, observation: null },
+        ],
+        logprobs: [-1],
+      },
+    ]);
     const policy = scriptedPolicy({ act: () => goldAnswer(), obs: () => '' });
     const r = await commitWithMemory(policy, counted, task, settings, memory, { commit: 'plan' }, 0, 'c');
     // The plan's call was taken without asking the policy; the policy only wrote the answer.
@@ -141,9 +183,24 @@ describe('commit mode plan', () => {
 
   it('falls back to the policy at the first divergence', async () => {
     const second = { name: 'get_user_details', arguments: { user_id: 'nobody' } };
-    const memory = buildMemory([{ instruction: task.instruction, turns: [{ action: { kind: 'calls', calls: [task.gold.calls[0], second] }, observation: '{"status": "wrong"}' }], logprobs: [-1] }]);
+    const memory = buildMemory([
+      {
+        instruction: task.instruction,
+        turns: [{ action: { kind: 'calls', calls: [task.gold.calls[0], second] }, observation: '{"status": "wrong"}' }],
+        logprobs: [-1],
+      },
+    ]);
     const policy = scriptedPolicy({ act: () => goldAnswer(), obs: () => '' });
-    const r = await commitWithMemory(policy, env, task, settings, memory, { commit: 'plan', agreement: { similarity: 'json-f1', threshold: 0.99 } }, 0, 'c');
+    const r = await commitWithMemory(
+      policy,
+      env,
+      task,
+      settings,
+      memory,
+      { commit: 'plan', agreement: { similarity: 'json-f1', threshold: 0.99 } },
+      0,
+      'c',
+    );
     const acts = r.segments.filter((s) => s.role === 'act');
     // Step 1 followed the plan; its observation disagreed, so step 2 came from the policy, not the plan.
     expect(acts).toHaveLength(2);

@@ -7,8 +7,13 @@ import type { GenerateRequest, Policy } from '../../../electron/engine/algorithm
 
 export const LOGPROB = -0.25;
 
-export function scriptedPolicy(script: { act: (prompt: string) => string; obs: (prompt: string) => string }): Policy & { calls: { act: number; obs: number } } {
-  const tokenizer = trainTokenizer(['<tool_call>{"name": "get_order_details", "arguments": {}}</tool_call> <answer>pending</answer>'], { vocabSize: 300 });
+export function scriptedPolicy(script: {
+  act: (prompt: string) => string;
+  obs: (prompt: string) => string;
+}): Policy & { calls: { act: number; obs: number } } {
+  const tokenizer = trainTokenizer(['<tool_call>{"name": "get_order_details", "arguments": {}}</tool_call> <answer>pending</answer>'], {
+    vocabSize: 300,
+  });
   const sp = specialIds(tokenizer);
   const calls = { act: 0, obs: 0 };
   return {

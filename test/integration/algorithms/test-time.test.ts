@@ -8,7 +8,16 @@ import { privateRehearsals, rehearseAndCommit } from '../../../electron/engine/a
 import { countingEnv } from './counting-env';
 import { scriptedPolicy } from './scripted-policy';
 
-const settings: RolloutSettings = { maxTurns: 4, maxTokensPerTurn: 200, maxObservationTokens: 400, temperature: 1, topP: 1, pReal: 0, toolSchemas: 'none', rehearsePrompt: 'inline' };
+const settings: RolloutSettings = {
+  maxTurns: 4,
+  maxTokensPerTurn: 200,
+  maxObservationTokens: 400,
+  temperature: 1,
+  topP: 1,
+  pReal: 0,
+  toolSchemas: 'none',
+  rehearsePrompt: 'inline',
+};
 let env: ToolEnv;
 let tasks: Task[];
 
@@ -28,7 +37,15 @@ beforeAll(async () => {
 describe('private rehearsal', () => {
   it('parallel: N rehearsals, no env calls, a memory with one summary each', async () => {
     const counted = countingEnv(env);
-    const { memory, rehearsals } = await privateRehearsals(scriptedPolicy({ act: expertLike, obs: () => '{"ok": true}' }), counted, tasks[0], settings, { rehearsals: 3, mode: 'parallel', commit: 'prompt', temperature: 1 }, 0, 'x');
+    const { memory, rehearsals } = await privateRehearsals(
+      scriptedPolicy({ act: expertLike, obs: () => '{"ok": true}' }),
+      counted,
+      tasks[0],
+      settings,
+      { rehearsals: 3, mode: 'parallel', commit: 'prompt', temperature: 1 },
+      0,
+      'x',
+    );
     expect(counted.counts).toEqual({ resets: 0, steps: 0 });
     expect(rehearsals).toHaveLength(3);
     expect(memory.rehearsals).toHaveLength(3);
@@ -51,7 +68,15 @@ describe('private rehearsal', () => {
 
   it('rehearse then commit in the real env with the memory in the prompt', async () => {
     const counted = countingEnv(env);
-    const r = await rehearseAndCommit(scriptedPolicy({ act: expertLike, obs: () => '{}' }), counted, tasks[0], settings, { rehearsals: 2, mode: 'parallel', commit: 'prompt', temperature: 1 }, 0, 'x');
+    const r = await rehearseAndCommit(
+      scriptedPolicy({ act: expertLike, obs: () => '{}' }),
+      counted,
+      tasks[0],
+      settings,
+      { rehearsals: 2, mode: 'parallel', commit: 'prompt', temperature: 1 },
+      0,
+      'x',
+    );
     expect(counted.counts.resets).toBe(1);
     expect(r.committed.segments.find((s) => s.role === 'memory')?.text).toBe(r.memoryText);
     expect(r.committed.success).toBe(true);
@@ -59,7 +84,17 @@ describe('private rehearsal', () => {
   });
 
   it('rejects a non-positive number of rehearsals', async () => {
-    await expect(privateRehearsals(scriptedPolicy({ act: expertLike, obs: () => '' }), env, tasks[0], settings, { rehearsals: 0, mode: 'parallel', commit: 'prompt', temperature: 1 }, 0, 'x')).rejects.toThrow(/rehearsals/);
+    await expect(
+      privateRehearsals(
+        scriptedPolicy({ act: expertLike, obs: () => '' }),
+        env,
+        tasks[0],
+        settings,
+        { rehearsals: 0, mode: 'parallel', commit: 'prompt', temperature: 1 },
+        0,
+        'x',
+      ),
+    ).rejects.toThrow(/rehearsals/);
   });
 });
 
@@ -78,7 +113,10 @@ describe('evaluatePolicy', () => {
     const ev = await evaluatePolicy(bad, env, tasks.slice(0, 1), { ...settings, maxTurns: 2 }, { seed: 0 });
     expect(ev.invalidActionRate).toBe(1);
     expect(ev.success).toBe(0);
-    const tt = await evaluatePolicy(scriptedPolicy({ act: expertLike, obs: () => '{}' }), env, tasks.slice(0, 1), settings, { seed: 0, testTime: { rehearsals: 2, mode: 'parallel', commit: 'plan', temperature: 1 } });
+    const tt = await evaluatePolicy(scriptedPolicy({ act: expertLike, obs: () => '{}' }), env, tasks.slice(0, 1), settings, {
+      seed: 0,
+      testTime: { rehearsals: 2, mode: 'parallel', commit: 'plan', temperature: 1 },
+    });
     const plain = await evaluatePolicy(scriptedPolicy({ act: expertLike, obs: () => '{}' }), env, tasks.slice(0, 1), settings, { seed: 0 });
     expect(tt.tokens).toBeGreaterThan(plain.tokens);
     expect(tt.success).toBe(1);

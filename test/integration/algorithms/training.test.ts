@@ -25,7 +25,10 @@ const base: RunConfigInput = {
   optim: { lr: 3e-3, warmupSteps: 2 },
 };
 
-async function train(overrides: RunConfigInput | Partial<RunConfigInput>, opts: { runDir?: string; resumeFromStep?: number; resumeFromDir?: string; abortAfter?: number } = {}) {
+async function train(
+  overrides: RunConfigInput | Partial<RunConfigInput>,
+  opts: { runDir?: string; resumeFromStep?: number; resumeFromDir?: string; abortAfter?: number } = {},
+) {
   const runDir = opts.runDir ?? join(root, `run-${runs++}`);
   const steps: StepResult[] = [];
   const logs: string[] = [];
@@ -50,7 +53,10 @@ const deterministic = (m: Record<string, number>) => Object.fromEntries(Object.e
 
 describe('runTraining end to end on nano', () => {
   it('SFT on expert demonstrations: solves training tasks and acts validly on held-out ones, unlike the untrained model', async () => {
-    const sftConfig = { sft: { worldModelLoss: false }, rollout: { ...base.rollout, k: 1, tasksPerStep: 8, maxTokensPerTurn: 96, maxObservationTokens: 32 } };
+    const sftConfig = {
+      sft: { worldModelLoss: false },
+      rollout: { ...base.rollout, k: 1, tasksPerStep: 8, maxTokensPerTurn: 96, maxObservationTokens: 32 },
+    };
     const untrained = await train({ ...sftConfig, algo: 'sft', steps: 1, evalEvery: 1, optim: { lr: 1e-9, warmupSteps: 0 } });
     const sft = await train({ ...sftConfig, algo: 'sft', steps: 400, evalEvery: 400, checkpointEvery: 400 });
     const before = untrained.steps[0].metrics;
@@ -65,7 +71,11 @@ describe('runTraining end to end on nano', () => {
       const env = await getEnv('retail', envOptions(cfg));
       const policy = await NativePolicy.fromCheckpoint(dir);
       // One-call look-ups: the task families whose whole episode fits the nano model's 256-token context.
-      const tasks = env.tasks('train').map((t) => env.task(t.id)).filter((t) => t.gold.calls.length === 1).slice(0, 16);
+      const tasks = env
+        .tasks('train')
+        .map((t) => env.task(t.id))
+        .filter((t) => t.gold.calls.length === 1)
+        .slice(0, 16);
       const ev = await evaluatePolicy(policy, env, tasks, { ...rolloutSettings(cfg), temperature: 0 }, { seed: 0 });
       await policy.release();
       return ev.success;
@@ -77,7 +87,13 @@ describe('runTraining end to end on nano', () => {
 
   it('sft+envace: the envace stage rehearses (no env calls), trains both roles, reports and checkpoints', async () => {
     // The SFT stage teaches the format, so the envace stage sees valid actions and rehearsed observations.
-    const r = await train({ algo: 'sft+envace', sft: { steps: 150 }, steps: 3, checkpointEvery: 75, rollout: { ...base.rollout, k: 4, temperature: 0.7 } });
+    const r = await train({
+      algo: 'sft+envace',
+      sft: { steps: 150 },
+      steps: 3,
+      checkpointEvery: 75,
+      rollout: { ...base.rollout, k: 4, temperature: 0.7 },
+    });
     expect(r.finalStep).toBe(153);
     expect(r.steps.map((s) => s.step)).toEqual(Array.from({ length: 153 }, (_, i) => i + 1));
     expect(r.steps.filter((s) => s.checkpoint).map((s) => s.checkpoint!.step)).toEqual([75, 150, 153]);
@@ -86,7 +102,8 @@ describe('runTraining end to end on nano', () => {
     for (const s of rl) {
       expect(s.rollouts).toHaveLength(8); // tasksPerStep × K
       expect(s.metrics.env_calls).toBe(0);
-      for (const key of ['reward', 'reward/act', 'loss', 'loss/pg', 'clip_frac', 'entropy', 'lr', 'tokens_per_s']) expect(s.metrics[key], key).toBeTypeOf('number');
+      for (const key of ['reward', 'reward/act', 'loss', 'loss/pg', 'clip_frac', 'entropy', 'lr', 'tokens_per_s'])
+        expect(s.metrics[key], key).toBeTypeOf('number');
       expect(s.rollouts.every((ro) => ro.mode === 'rehearse' && ro.envCalls === 0)).toBe(true);
     }
     const turns = rl.flatMap((s) => s.rollouts.flatMap((ro) => ro.turns));
@@ -113,7 +130,14 @@ describe('runTraining end to end on nano', () => {
   });
 
   it('KL to the frozen stage-start reference: zero at the first RL step, restored exactly on resume', async () => {
-    const cfg = { algo: 'sft+envace' as const, sft: { steps: 2 }, steps: 3, checkpointEvery: 1, loss: { klBeta: 0.5 }, optim: { lr: 3e-2, warmupSteps: 0 } };
+    const cfg = {
+      algo: 'sft+envace' as const,
+      sft: { steps: 2 },
+      steps: 3,
+      checkpointEvery: 1,
+      loss: { klBeta: 0.5 },
+      optim: { lr: 3e-2, warmupSteps: 0 },
+    };
     const full = await train(cfg);
     const rl = full.steps.slice(2);
     expect(rl.every((s) => typeof s.metrics.kl === 'number')).toBe(true);
@@ -149,7 +173,12 @@ describe('runTraining end to end on nano', () => {
   });
 
   it('envace with the simulator rehearse prompt trains simulator rows under the Rehearse advantage', async () => {
-    const r = await train({ algo: 'sft+envace', sft: { steps: 150 }, steps: 1, rollout: { ...base.rollout, k: 4, temperature: 0.7, rehearsePrompt: 'simulator' } });
+    const r = await train({
+      algo: 'sft+envace',
+      sft: { steps: 150 },
+      steps: 1,
+      rollout: { ...base.rollout, k: 4, temperature: 0.7, rehearsePrompt: 'simulator' },
+    });
     const s = r.steps[150];
     expect(s.metrics.env_calls).toBe(0);
     const rehearsed = s.rollouts.flatMap((ro) => ro.turns.filter((t) => t.role === 'rehearse'));

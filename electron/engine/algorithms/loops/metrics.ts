@@ -5,7 +5,11 @@ import type { RolloutResult } from '../rollout';
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, v) => s + v, 0) / xs.length : 0);
 
-export function rolloutMetrics(results: readonly RolloutResult[], groups: Array<{ rewards: number[]; outputs: GroupOutput[] }>, wallMs: number): Record<string, number> {
+export function rolloutMetrics(
+  results: readonly RolloutResult[],
+  groups: Array<{ rewards: number[]; outputs: GroupOutput[] }>,
+  wallMs: number,
+): Record<string, number> {
   const m: Record<string, number> = {
     reward: mean(results.map((r) => r.reward)),
     env_calls: results.reduce((s, r) => s + r.envCalls, 0),

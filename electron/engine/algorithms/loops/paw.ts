@@ -39,19 +39,32 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
             s.advantage = adv[i];
             const obs = r.segments[j + 1];
             const start = offset + s.ids.length;
-            if (obs?.role === 'env') candidates.push({ row, start: start + obs.lead, end: start + obs.ids.length, lambda, entropy: transitionEntropy(s.logprobs) });
+            if (obs?.role === 'env')
+              candidates.push({ row, start: start + obs.lead, end: start + obs.ids.length, lambda, entropy: transitionEntropy(s.logprobs) });
           }
           offset += s.ids.length;
         });
       });
-      return { rewards, outputs: group.flatMap((r, i) => r.segments.filter((s) => s.advantage !== undefined).map(() => ({ rollout: i, role: 'act' as const }))) };
+      return {
+        rewards,
+        outputs: group.flatMap((r, i) => r.segments.filter((s) => s.advantage !== undefined).map(() => ({ rollout: i, role: 'act' as const }))),
+      };
     });
-    const selected = selectTopFraction(candidates.map((t) => t.entropy), c.paw.alpha).map((i) => candidates[i]);
+    const selected = selectTopFraction(
+      candidates.map((t) => t.entropy),
+      c.paw.alpha,
+    ).map((i) => candidates[i]);
     // 4. one update: clipped surrogate on act tokens + weighted world-model loss on selected observations
     const rows = results.map((r) => pgRow(r.segments));
-    const wm = worldModelWeights(rows.map((r) => r.tokens), selected);
+    const wm = worldModelWeights(
+      rows.map((r) => r.tokens),
+      selected,
+    );
     rows.forEach((r, i) => (r.wmWeight = wm[i]));
-    const stats = await ctx.policy.trainStep(microBatches(await ctx.withReference(rows), c.optim.microBatchTokens), ctx.pgObjective({ worldModel: { kind: c.paw.worldLoss } }));
+    const stats = await ctx.policy.trainStep(
+      microBatches(await ctx.withReference(rows), c.optim.microBatchTokens),
+      ctx.pgObjective({ worldModel: { kind: c.paw.worldLoss } }),
+    );
     // 5. log, checkpoint, stop
     const metrics = {
       ...ctx.trainMetrics([stats], performance.now() - t0),

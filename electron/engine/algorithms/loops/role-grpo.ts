@@ -36,13 +36,22 @@ export async function sampleGroups(ctx: RunContext, step: number, mode: RolloutM
   const memories = new Map<number, string>();
   const rehearsed = tasks.flatMap((task, i) => (aware[i] ? Array.from({ length: MEMORY_AWARE_REHEARSALS }, () => ({ task, i })) : []));
   if (rehearsed.length) {
-    const rs = await runRollouts(ctx.policy, ctx.env, rehearsed.map(({ task }) => ({ task, mode: 'rehearse' as const })), ctx.settings, seed, `step:${step}:memory`);
+    const rs = await runRollouts(
+      ctx.policy,
+      ctx.env,
+      rehearsed.map(({ task }) => ({ task, mode: 'rehearse' as const })),
+      ctx.settings,
+      seed,
+      `step:${step}:memory`,
+    );
     tasks.forEach((_, i) => {
       if (aware[i]) memories.set(i, renderMemory(buildMemory(rs.filter((_, j) => rehearsed[j].i === i).map(traceOf))));
     });
   }
   const reference = (taskId: string) => (rollout.rehearsePrompt === 'simulator' ? ctx.referenceOf(taskId) : undefined);
-  const requests = tasks.flatMap((task, i) => Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: reference(task.id) })));
+  const requests = tasks.flatMap((task, i) =>
+    Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: reference(task.id) })),
+  );
   const flat = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}`);
   return tasks.map((_, i) => flat.slice(i * k, (i + 1) * k));
 }
@@ -65,8 +74,16 @@ export async function runRoleGrpoStage(ctx: RunContext, stage: Stage, startStep:
       // Generated segments of the trained roles: in the actor's stream, and (simulator prompt) the
       // answer segment of each simulator row.
       const generated = (r: RolloutResult) => [...r.segments, ...r.simulatorRows.map((row) => row[row.length - 1])];
-      const refs = group.flatMap((r, i) => generated(r).filter((s) => s.logprobs.length && trainedRoles.includes(s.role)).map((segment) => ({ segment, out: { rollout: i, role: segment.role as GroupOutput['role'] } })));
-      const adv = roleAdvantages(rewards, refs.map((x) => x.out), advOpts);
+      const refs = group.flatMap((r, i) =>
+        generated(r)
+          .filter((s) => s.logprobs.length && trainedRoles.includes(s.role))
+          .map((segment) => ({ segment, out: { rollout: i, role: segment.role as GroupOutput['role'] } })),
+      );
+      const adv = roleAdvantages(
+        rewards,
+        refs.map((x) => x.out),
+        advOpts,
+      );
       refs.forEach((x, j) => (x.segment.advantage = adv[j]));
       logged.push({ rewards, outputs: refs.map((x) => x.out) });
     }

@@ -34,7 +34,9 @@ export async function runRwmlStage(ctx: RunContext, stage: Stage, startStep: num
     const groups = await sampleGroups(ctx, step, 'real');
     const results = groups.flat();
     const all: Transition[] = results.flatMap((r) =>
-      r.segments.flatMap((s, j) => (s.role === 'act' && r.segments[j + 1]?.role === 'env' ? [{ prefix: r.segments.slice(0, j + 1), real: r.segments[j + 1].text }] : [])),
+      r.segments.flatMap((s, j) =>
+        s.role === 'act' && r.segments[j + 1]?.role === 'env' ? [{ prefix: r.segments.slice(0, j + 1), real: r.segments[j + 1].text }] : [],
+      ),
     );
     const transitions = epochSlice(all, deriveSeed(c.seed, 'rwml', step), 0, Math.min(all.length, c.rollout.tasksPerStep * c.rollout.k));
     // 2. G predictions of each observation, all in one batched generate call
@@ -42,7 +44,12 @@ export async function runRwmlStage(ctx: RunContext, stage: Stage, startStep: num
     const usable = transitions.filter((t) => room(t) >= 1);
     const gens = usable.length
       ? await ctx.policy.generate(
-          usable.flatMap((t) => Array.from({ length: G }, () => ({ prompt: [...flatten(t.prefix), ctx.policy.specials.obs], maxNewTokens: Math.min(c.rollout.maxObservationTokens, room(t)) }))),
+          usable.flatMap((t) =>
+            Array.from({ length: G }, () => ({
+              prompt: [...flatten(t.prefix), ctx.policy.specials.obs],
+              maxNewTokens: Math.min(c.rollout.maxObservationTokens, room(t)),
+            })),
+          ),
           { temperature: c.rollout.temperature, topP: c.rollout.topP, seed: deriveSeed(c.seed, 'rwml-generate', step) },
         )
       : [];
@@ -52,7 +59,9 @@ export async function runRwmlStage(ctx: RunContext, stage: Stage, startStep: num
     const sims: number[] = [];
     const perTransition: number[][] = [];
     for (const [i, t] of usable.entries()) {
-      const preds = gens.slice(i * G, (i + 1) * G).map((g) => generatedSegment(ctx.policy.tokenizer, ctx.policy.specials, 'rehearse', g.tokens, g.logprobs));
+      const preds = gens
+        .slice(i * G, (i + 1) * G)
+        .map((g) => generatedSegment(ctx.policy.tokenizer, ctx.policy.specials, 'rehearse', g.tokens, g.logprobs));
       const s = await Promise.all(preds.map((p) => similarity(p.text, t.real)));
       const r = s.map((x) => similarityReward(Math.min(1, Math.max(0, x)), c.rwml.reward, c.rwml.threshold));
       sims.push(...s);

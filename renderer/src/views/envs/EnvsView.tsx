@@ -74,8 +74,8 @@ export function EnvsView({ selected, adding }: { selected?: string; adding?: boo
       {envs.data && items.length === 0 && (
         <EmptyState title="No environments registered" testId="envs-empty">
           <p>
-            This engine has no environments yet. The built-in ones (retail, files, household, BFCL-style function calling) and MCP servers arrive
-            with the environments issue; they will be listed here with their tools and task counts.
+            This engine has no environments registered. Add your own MCP server with a task file (the button above); it is listed here with its
+            tools and task counts.
           </p>
         </EmptyState>
       )}

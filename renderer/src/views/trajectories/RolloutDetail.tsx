@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { Turn } from '../../../../electron/contract';
+import type { MethodOutput, Turn } from '../../../../electron/contract';
+import { useApi } from '../../api/context';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { formatNumber, formatPercent } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
@@ -19,7 +20,7 @@ function RealityCheck({ turn }: { turn: Turn }) {
   if (turn.realText === null) return null;
   const diff = observationDiff(turn.text, turn.realText);
   return (
-    <div className="reality-check">
+    <div className="reality-check" data-testid="reality-diff">
       <p className="muted">
         Reality check ({diff.mode === 'json' ? 'structural JSON diff' : 'word diff'})
         {turn.fidelity && (
@@ -43,13 +44,67 @@ function RealityCheck({ turn }: { turn: Turn }) {
   );
 }
 
+type RealityCheckOutput = MethodOutput<'trajectories.realityCheck'>;
+
+function FidelitySummary({ summary }: { summary: RealityCheckOutput['summary'] }) {
+  return (
+    <dl className="facts fidelity-summary" data-testid="reality-summary">
+      <dt>Observations compared</dt>
+      <dd>{summary.compared}</dd>
+      <dt>Exact matches</dt>
+      <dd>{formatPercent(summary.exactRate)}</dd>
+      <dt>Mean similarity</dt>
+      <dd>{formatPercent(summary.meanSimilarity)}</dd>
+      <dt>Mean JSON F1</dt>
+      <dd>{summary.meanJsonF1 === null ? 'no JSON on both sides' : formatPercent(summary.meanJsonF1)}</dd>
+      <dt>Real env calls made</dt>
+      <dd>{summary.envCalls}</dd>
+    </dl>
+  );
+}
+
+/**
+ * "Reality check" for a rollout with rehearsed observations: the engine replays its actions in
+ * the real environment and stores what it really said beside each imagined observation.
+ */
+function RealityCheckButton({ id, onChecked }: { id: number; onChecked: (result: RealityCheckOutput) => void }) {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChecked(await api.call('trajectories.realityCheck', { id }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="reality-check-action">
+      <div className="row">
+        <button type="button" className="button" onClick={run} disabled={busy} data-testid="reality-check">
+          {busy ? 'Replaying in the real environment…' : 'Reality check'}
+        </button>
+        <span className="muted">Replays this rollout's actions in the real environment and shows what it really answered beside each imagined observation.</span>
+      </div>
+      {error ? <ErrorNotice error={error} /> : null}
+    </div>
+  );
+}
+
 /** One rollout as a vertical timeline of turns coloured by role, with its checklist. */
 export function RolloutDetail({ id }: { id: number }) {
   const rollout = useCall('trajectories.get', { id });
   const [heat, setHeat] = useState<HeatMeasure | 'off'>('off');
+  const [checked, setChecked] = useState<RealityCheckOutput | null>(null);
   if (rollout.error) return <ErrorNotice error={rollout.error} onRetry={rollout.reload} />;
   if (!rollout.data) return <Loading what={`rollout ${id}`} />;
-  const r = rollout.data;
+  // A fresh check's answer carries the rollout with its real counterparts stored.
+  const r = checked?.rollout.id === id ? checked.rollout : rollout.data;
+  const rehearsed = r.turns.some((t) => t.role === 'rehearse');
   const hasTokens = r.turns.some((t) => t.tokenIds && t.tokenIds.length > 0);
   return (
     <section aria-labelledby="rollout-title" data-testid="rollout-detail">
@@ -61,6 +116,8 @@ export function RolloutDetail({ id }: { id: number }) {
           {r.mode} · step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.success === null ? 'unscored' : r.success ? 'succeeded' : 'failed'} · {r.envCalls}{' '}
           env calls ({formatNumber(r.envWallMs)} ms) · {formatNumber(r.tokens)} tokens
         </p>
+        {rehearsed && <RealityCheckButton id={r.id} onChecked={setChecked} />}
+        {checked?.rollout.id === id && <FidelitySummary summary={checked.summary} />}
         {r.checklist && (
           <details>
             <summary>

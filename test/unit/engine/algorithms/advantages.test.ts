@@ -43,7 +43,15 @@ describe('roleAdvantages', () => {
   });
 
   it('a role with a single output gets advantage 0', () => {
-    const a = roleAdvantages([1, 0], [{ rollout: 0, role: 'act' }, { rollout: 1, role: 'act' }, { rollout: 0, role: 'rehearse' }], base);
+    const a = roleAdvantages(
+      [1, 0],
+      [
+        { rollout: 0, role: 'act' },
+        { rollout: 1, role: 'act' },
+        { rollout: 0, role: 'rehearse' },
+      ],
+      base,
+    );
     expect(a).toEqual([0.5, -0.5, 0]);
   });
 

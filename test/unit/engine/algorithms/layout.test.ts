@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { trainTokenizer } from '../../../../native-models/tokenizer';
-import { flatten, generatedSegment, givenMask, givenSegment, perToken, promptSegments, specialIds, systemText, toTurns } from '../../../../electron/engine/algorithms/layout';
+import {
+  flatten,
+  generatedSegment,
+  givenMask,
+  givenSegment,
+  perToken,
+  promptSegments,
+  specialIds,
+  systemText,
+  toTurns,
+} from '../../../../electron/engine/algorithms/layout';
 import { microBatches, pgRow } from '../../../../electron/engine/algorithms/batch';
 
 const tok = trainTokenizer(['hello world <tool_call>{"name": "f"}</tool_call>'], { vocabSize: 280 });
@@ -21,7 +31,13 @@ describe('episode layout', () => {
     expect(ended.ids).toEqual([sp.act, ...body, sp.end]);
     expect([ended.lead, ended.tail]).toEqual([1, 0]);
     expect(ended.text).toBe('hello');
-    const cut = generatedSegment(tok, sp, 'rehearse', body, body.map(() => -1));
+    const cut = generatedSegment(
+      tok,
+      sp,
+      'rehearse',
+      body,
+      body.map(() => -1),
+    );
     expect(cut.ids).toEqual([sp.obs, ...body, sp.end]);
     expect(cut.tail).toBe(1);
     // Per-token values land on generated ids only.

@@ -51,7 +51,11 @@ describe('buildMemory', () => {
   });
 
   it('rehearsals with format errors do not vote on the plan', () => {
-    const broken: RehearsalTrace = { instruction, turns: [{ action: { kind: 'invalid', error: 'Error: x', raw: 'x' }, observation: null }], logprobs: [-1] };
+    const broken: RehearsalTrace = {
+      instruction,
+      turns: [{ action: { kind: 'invalid', error: 'Error: x', raw: 'x' }, observation: null }],
+      logprobs: [-1],
+    };
     const m = buildMemory([broken, broken, good('pending', [-1])]);
     expect(m.consensus.plan).toHaveLength(1);
     expect(m.consensus.answer).toBe('pending');

@@ -27,6 +27,11 @@ describe('planStages', () => {
   });
 
   it('rollout settings come from the config', () => {
-    expect(rolloutSettings(cfg({ rollout: { maxTurns: 3, pReal: 0.5 } }))).toMatchObject({ maxTurns: 3, pReal: 0.5, toolSchemas: 'compact', temperature: 1 });
+    expect(rolloutSettings(cfg({ rollout: { maxTurns: 3, pReal: 0.5 } }))).toMatchObject({
+      maxTurns: 3,
+      pReal: 0.5,
+      toolSchemas: 'compact',
+      temperature: 1,
+    });
   });
 });
