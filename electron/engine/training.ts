@@ -36,8 +36,23 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
       })();
       s.events.emit('run.status', { runId, status: 'running', error: null });
       let etaMs: number | null = null;
+      // A step the store refuses (or any bug here) stops the run with that error, never silently.
+      const stop = new AbortController();
+      const onJobCancel = () => stop.abort(ctx.signal.reason);
+      ctx.signal.addEventListener('abort', onJobCancel, { once: true });
+      let writeError: Error | null = null;
 
       const onEvent = (event: TrainEvent) => {
+        if (writeError) return;
+        try {
+          handle(event);
+        } catch (error) {
+          writeError = error instanceof Error ? error : new Error(String(error));
+          stop.abort(writeError);
+        }
+      };
+
+      const handle = (event: TrainEvent) => {
         if (event.type === 'progress') {
           ctx.progress(event.fraction, event.phase);
           etaMs = s.jobs.get(ctx.jobId)?.etaMs ?? null;
@@ -74,14 +89,18 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
           'train',
           { config: run.config, runDir: runDir(s.paths, runId), resumeFromStep: options.resumeFromStep, resumeFromDir: options.resumeFromDir },
           onEvent,
-          ctx.signal,
+          stop.signal,
         );
+        if (writeError) throw writeError;
         // The loop stops cleanly at a step boundary when cancelled: that is not a completion.
         finish(ctx.signal.aborted ? 'cancelled' : 'completed', null);
       } catch (error) {
-        const cancelled = ctx.signal.aborted || (error instanceof ComputeError && error.cancelled);
-        finish(cancelled ? 'cancelled' : 'failed', cancelled ? null : (error as Error).message);
-        throw error;
+        const failure = writeError ?? (error as Error);
+        const cancelled = !writeError && (ctx.signal.aborted || (error instanceof ComputeError && error.cancelled));
+        finish(cancelled ? 'cancelled' : 'failed', cancelled ? null : `${writeError ? 'could not store a step: ' : ''}${failure.message}`);
+        throw failure;
+      } finally {
+        ctx.signal.removeEventListener('abort', onJobCancel);
       }
     },
   });

@@ -84,6 +84,30 @@ describe('Export view', () => {
     expect(await refusal.textContent()).toContain('Not possible right now');
     expect((await api.call('exports.list', {})).items).toHaveLength(1);
   });
+
+  it('exports an imported model as GGUF with the chosen weight type', async () => {
+    // The Hugging Face folder written above, imported as a model (it sits in the data home).
+    const [hf] = (await api.call('exports.list', {})).items;
+    await api.call('models.import', { hfDir: hf!.outDir, name: 'e2e-nano' });
+    await page.goto(`${server.url}#/export`);
+    await page.getByLabel('an imported model').check();
+    await expect.poll(() => page.getByTestId('export-model').inputValue()).toBe('e2e-nano');
+    await page.getByLabel('GGUF').check();
+    await page.getByTestId('gguf-dtype').selectOption('f32');
+    await page.getByTestId('export-folder-name').fill('e2e-gguf');
+    await page.getByTestId('export-submit').click();
+    const result = page.getByTestId('export-result').first();
+    await result.waitFor({ timeout: 60_000 });
+
+    const [record] = (await api.call('exports.list', {})).items;
+    expect(record).toMatchObject({ model: 'e2e-nano', runId: null, format: 'gguf', outDir: path.join(home, 'exports', 'e2e-gguf') });
+    const gguf = record!.files.find((f) => f.name.endsWith('.gguf'))!;
+    expect(gguf.name).toContain('f32');
+    expect(fs.statSync(path.join(record!.outDir, gguf.name)).size).toBe(gguf.bytes);
+    expect(await result.locator(`tr[data-file="${gguf.name}"]`).count()).toBe(1);
+    expect(await page.getByTestId('export-list').locator('li').count()).toBe(2);
+    await page.screenshot({ path: path.join(shots, 'export-gguf.png'), fullPage: true });
+  });
 });
 
 describe('Environments: add an MCP server', () => {

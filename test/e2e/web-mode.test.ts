@@ -293,11 +293,12 @@ describe('web mode in Chromium', () => {
     await shot('trajectory');
   });
 
-  it('says plainly which views arrive later, without invented data', async () => {
-    await go('#/evaluate');
-    await expect.poll(() => page.getByTestId('pending').locator('h2').textContent()).toBe('Evaluate arrives with the evaluation issue');
-    // Export works once a run has a checkpoint; until then it says so and offers nothing to press.
+  it('says plainly what Evaluate, Export and Memory need before they can act, without invented data', async () => {
+    // Evaluate and Export work once a run has a checkpoint; until then they say so and offer nothing to press.
     const exportable = (await api.call('runs.list', {})).items.filter((r) => r.checkpoints.length > 0);
+    await go('#/evaluate');
+    await page.getByRole('heading', { name: 'Results' }).waitFor();
+    if (exportable.length === 0) await page.getByTestId('evaluate-no-runs').waitFor();
     await go('#/export');
     await page.getByTestId('export-form').waitFor();
     if (exportable.length === 0) {
@@ -306,6 +307,7 @@ describe('web mode in Chromium', () => {
     }
     await go('#/memory');
     await page.getByTestId('memory-empty').waitFor();
+    if (exportable.length === 0) await page.getByTestId('rehearse-no-runs').waitFor();
   });
 
   it('edits a rehearsal memory: invalid JSON is flagged, a text edit is saved as a new version', async () => {

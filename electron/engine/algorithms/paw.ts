@@ -4,6 +4,7 @@
  * value the train graph minimises (kept here as the reference the logs and tests use).
  */
 import { AlgorithmError } from './errors';
+import type { Segment } from './layout';
 
 /** H(a_t) = −(1/|a_t|) Σ log q over the sampled action tokens. */
 export function transitionEntropy(actionLogprobs: readonly number[]): number {
@@ -35,4 +36,28 @@ export function worldModelLambda(groupRewards: readonly number[], rMax: number):
 export function cmae(tokenProbs: readonly number[], rho: number): number {
   if (tokenProbs.length === 0) throw new AlgorithmError('CMAE of an empty observation');
   return tokenProbs.reduce((s, p) => s + (p <= rho ? 1 - p : 0), 0) / tokenProbs.length;
+}
+
+/** A transition of one row: its real observation's token span and the entropy of the action before it. */
+export interface Transition {
+  /** First observation token (after the `<|obs|>` marker) in the row's token stream. */
+  start: number;
+  /** One past its closing `<|end|>`. */
+  end: number;
+  entropy: number;
+}
+
+/** Every generated action followed by a real observation, with where that observation sits in the row. */
+export function transitions(segments: readonly Segment[]): Transition[] {
+  const out: Transition[] = [];
+  let offset = 0;
+  segments.forEach((s, j) => {
+    const next = segments[j + 1];
+    if (s.role === 'act' && s.logprobs.length && next?.role === 'env') {
+      const obsStart = offset + s.ids.length;
+      out.push({ start: obsStart + next.lead, end: obsStart + next.ids.length, entropy: transitionEntropy(s.logprobs) });
+    }
+    offset += s.ids.length;
+  });
+  return out;
 }

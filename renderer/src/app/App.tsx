@@ -4,7 +4,7 @@ import { EnvsView } from '../views/envs/EnvsView';
 import { MemoryView } from '../views/memory/MemoryView';
 import { NewRunView } from '../views/new-run/NewRunView';
 import { ExportView } from '../views/export/ExportView';
-import { EvaluateView } from '../views/pending/PendingView';
+import { EvaluateView } from '../views/evaluate/EvaluateView';
 import { RunsView } from '../views/runs/RunsView';
 import { SystemView } from '../views/system/SystemView';
 import { TrajectoriesView } from '../views/trajectories/TrajectoriesView';

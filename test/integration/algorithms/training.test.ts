@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { NativePolicy } from '../../../electron/engine/algorithms/policy';
 import { evaluatePolicy } from '../../../electron/engine/algorithms/evaluate';
 import { getEnv } from '../../../electron/engine/envs/registry';
 import { AlgorithmError } from '../../../electron/engine/algorithms/errors';
+import { roleAdvantages } from '../../../electron/engine/algorithms/advantages';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-algos-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -51,23 +52,29 @@ async function train(
 /** Metrics that measure wall time differ between identical runs; everything else must not. */
 const deterministic = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !/_ms$|per_s$/.test(k)));
 
+// The SFT model several tests start from: trained once, on first use.
+const sftSettings = {
+  sft: { worldModelLoss: false, steps: 400 },
+  rollout: { ...base.rollout, k: 1, tasksPerStep: 8, maxTokensPerTurn: 96, maxObservationTokens: 32 },
+};
+let sftRun: ReturnType<typeof train> | undefined;
+const trainedSft = () => (sftRun ??= train({ ...sftSettings, algo: 'sft', steps: 400, evalEvery: 400, checkpointEvery: 400 }));
+
 describe('runTraining end to end on nano', () => {
-  it('SFT on expert demonstrations: solves training tasks and acts validly on held-out ones, unlike the untrained model', async () => {
-    const sftConfig = {
-      sft: { worldModelLoss: false },
-      rollout: { ...base.rollout, k: 1, tasksPerStep: 8, maxTokensPerTurn: 96, maxObservationTokens: 32 },
-    };
-    const untrained = await train({ ...sftConfig, algo: 'sft', steps: 1, evalEvery: 1, optim: { lr: 1e-9, warmupSteps: 0 } });
-    const sft = await train({ ...sftConfig, algo: 'sft', steps: 400, evalEvery: 400, checkpointEvery: 400 });
+  it('SFT on expert demonstrations lifts held-out success and solves training look-ups, unlike the untrained model', async () => {
+    const untrained = await train({ ...sftSettings, algo: 'sft', steps: 1, evalEvery: 1, optim: { lr: 1e-9, warmupSteps: 0 } });
+    const sft = await trainedSft();
     const before = untrained.steps[0].metrics;
     const after = sft.steps[sft.steps.length - 1].metrics;
     expect(after.loss).toBeLessThan(sft.steps[0].metrics.loss / 10);
     // Held-out tasks (unseen users), evaluated by the loop in the real env.
     expect(after['eval/invalid_action_rate']).toBeLessThan(before['eval/invalid_action_rate'] - 0.15);
-    expect(after['eval/success']).toBeGreaterThanOrEqual(before['eval/success']);
+    // Thin but real: 1–4 of 50 held-out tasks solved for seeds 3, 4, 5 (the untrained model solves none).
+    expect(after['eval/success']).toBeGreaterThan(before['eval/success']);
+    expect(after['eval/score']).toBeGreaterThan(before['eval/score']);
     // Training tasks, evaluated from the saved checkpoints: the round trip through disk is part of the test.
     const trainSuccess = async (dir: string) => {
-      const cfg = RunConfig.parse({ ...base, ...sftConfig, algo: 'sft' });
+      const cfg = RunConfig.parse({ ...base, ...sftSettings, algo: 'sft' });
       const env = await getEnv('retail', envOptions(cfg));
       const policy = await NativePolicy.fromCheckpoint(dir);
       // One-call look-ups: the task families whose whole episode fits the nano model's 256-token context.
@@ -85,20 +92,23 @@ describe('runTraining end to end on nano', () => {
     expect(s1).toBeGreaterThanOrEqual(0.25);
   });
 
-  it('sft+envace: the envace stage rehearses (no env calls), trains both roles, reports and checkpoints', async () => {
-    // The SFT stage teaches the format, so the envace stage sees valid actions and rehearsed observations.
-    const r = await train({
-      algo: 'sft+envace',
-      sft: { steps: 150 },
-      steps: 3,
-      checkpointEvery: 75,
-      rollout: { ...base.rollout, k: 4, temperature: 0.7 },
-    });
-    expect(r.finalStep).toBe(153);
-    expect(r.steps.map((s) => s.step)).toEqual(Array.from({ length: 153 }, (_, i) => i + 1));
-    expect(r.steps.filter((s) => s.checkpoint).map((s) => s.checkpoint!.step)).toEqual([75, 150, 153]);
-    expect(readdirSync(join(r.runDir, 'checkpoints')).sort()).toEqual(['step-150', 'step-153', 'step-75']);
-    const rl = r.steps.slice(150);
+  it('sft+envace forked after SFT: the envace stage rehearses (no env calls), trains both roles, reports and checkpoints', async () => {
+    const sft = await trainedSft();
+    const r = await train(
+      {
+        ...sftSettings,
+        algo: 'sft+envace',
+        steps: 3,
+        checkpointEvery: 2,
+        rollout: { ...sftSettings.rollout, k: 4, tasksPerStep: 2, temperature: 0.7 },
+      },
+      { resumeFromDir: sft.steps[399].checkpoint!.path },
+    );
+    expect(r.finalStep).toBe(403);
+    expect(r.steps.map((s) => s.step)).toEqual([401, 402, 403]);
+    expect(r.steps.filter((s) => s.checkpoint).map((s) => s.checkpoint!.step)).toEqual([402, 403]);
+    expect(readdirSync(join(r.runDir, 'checkpoints')).sort()).toEqual(['step-402', 'step-403']);
+    const rl = r.steps;
     for (const s of rl) {
       expect(s.rollouts).toHaveLength(8); // tasksPerStep × K
       expect(s.metrics.env_calls).toBe(0);
@@ -112,7 +122,46 @@ describe('runTraining end to end on nano', () => {
     const rehearsed = turns.filter((t) => t.role === 'rehearse');
     expect(rehearsed.length).toBeGreaterThan(0);
     expect(rehearsed.every((t) => t.logprobs !== null && t.advantages !== null)).toBe(true);
-    expect(rl.some((s) => s.metrics['reward/rehearse'] !== undefined)).toBe(true);
+    // Some groups have a reward spread, so the check below is not a check of zeros.
+    expect(rl.flatMap((s) => s.rollouts).some((ro) => ro.reward! > 0)).toBe(true);
+    // The stored advantages are the role-wise GRPO ones of each task's group of K rollouts.
+    for (const s of rl) {
+      const byTask = new Map<string, typeof s.rollouts>();
+      for (const ro of s.rollouts) byTask.set(ro.taskId, [...(byTask.get(ro.taskId) ?? []), ro]);
+      for (const group of byTask.values()) {
+        const outputs = group.flatMap((ro, i) =>
+          ro.turns.filter((t) => t.logprobs !== null).map((t) => ({ rollout: i, role: t.role as 'act' | 'rehearse', t })),
+        );
+        const expected = roleAdvantages(
+          group.map((ro) => ro.reward!),
+          outputs,
+        );
+        outputs.forEach((o, j) => {
+          const adv = Array.from(o.t.advantages!);
+          expect(adv[1]).toBeCloseTo(expected[j], 6); // the first generated token (index 0 is the role marker)
+          expect(adv.every((a, i) => i === 0 || a === adv[1] || (i === adv.length - 1 && a === 0))).toBe(true);
+        });
+      }
+    }
+  });
+
+  it('envace with the simulator rehearse prompt trains simulator rows under the Rehearse advantage', async () => {
+    const sft = await trainedSft();
+    const r = await train(
+      {
+        ...sftSettings,
+        algo: 'sft+envace',
+        steps: 3,
+        rollout: { ...sftSettings.rollout, k: 4, tasksPerStep: 2, temperature: 0.7, rehearsePrompt: 'simulator' },
+      },
+      { resumeFromDir: sft.steps[399].checkpoint!.path },
+    );
+    expect(r.steps.every((s) => s.metrics.env_calls === 0)).toBe(true);
+    const rehearsed = r.steps.flatMap((s) => s.rollouts.flatMap((ro) => ro.turns.filter((t) => t.role === 'rehearse')));
+    expect(rehearsed.length).toBeGreaterThan(0);
+    // In the actor's stream the observation is given text (generated in the simulator row).
+    expect(rehearsed.every((t) => t.logprobs === null)).toBe(true);
+    expect(r.steps.some((s) => typeof s.metrics['reward/rehearse'] === 'number')).toBe(true);
   });
 
   it('resume from a checkpoint reproduces the uninterrupted run exactly', async () => {
@@ -172,20 +221,17 @@ describe('runTraining end to end on nano', () => {
     await expect(train({ algo: 'sft', steps: 1, sft: { demonstrations: 'file' } })).rejects.toThrow(/demonstrationsFile/);
   });
 
-  it('envace with the simulator rehearse prompt trains simulator rows under the Rehearse advantage', async () => {
-    const r = await train({
-      algo: 'sft+envace',
-      sft: { steps: 150 },
-      steps: 1,
-      rollout: { ...base.rollout, k: 4, temperature: 0.7, rehearsePrompt: 'simulator' },
+  it('micro-batching changes memory, not the update; PPO epochs are optimiser steps over one batch', async () => {
+    const sft = { algo: 'sft' as const, steps: 2 };
+    const whole = await train({ ...sft, optim: { ...base.optim, microBatchTokens: 1 << 16 } });
+    const split = await train({ ...sft, optim: { ...base.optim, microBatchTokens: 16 } });
+    split.steps.forEach((s, i) => {
+      expect(s.metrics.loss).toBeCloseTo(whole.steps[i].metrics.loss, 4);
+      expect(s.metrics.grad_norm).toBeCloseTo(whole.steps[i].metrics.grad_norm, 4);
     });
-    const s = r.steps[150];
-    expect(s.metrics.env_calls).toBe(0);
-    const rehearsed = s.rollouts.flatMap((ro) => ro.turns.filter((t) => t.role === 'rehearse'));
-    expect(rehearsed.length).toBeGreaterThan(0);
-    // In the actor's stream the observation is given text (generated in the simulator row).
-    expect(rehearsed.every((t) => t.logprobs === null)).toBe(true);
-    expect(s.metrics['reward/rehearse']).toBeTypeOf('number');
+    const epochs = await train({ algo: 'envace', steps: 1, optim: { ...base.optim, ppoEpochs: 3 } });
+    const state = JSON.parse(readFileSync(join(epochs.steps[0].checkpoint!.path, 'run_state.json'), 'utf8'));
+    expect(state).toMatchObject({ step: 1, optimizerStep: 3 });
   });
 
   it('fork: a new run starts from another run checkpoint folder', async () => {
@@ -210,6 +256,7 @@ describe('runTraining end to end on nano', () => {
     const r = await train({ algo, steps: 1, rwml: { samplesPerTransition: 2 } });
     const m = r.steps[0].metrics;
     for (const k of keys) expect(m[k], k).toBeTypeOf('number');
+    if (algo === 'paw') expect(m['paw/selected']).toBe(Math.ceil(0.75 * m['paw/transitions']));
     expect(r.steps[0].checkpoint?.step).toBe(1);
   });
 

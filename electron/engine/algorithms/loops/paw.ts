@@ -8,7 +8,7 @@ import { worldModelWeights, type ObservationSpan } from '../../../../native-mode
 import { groupAdvantages } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { selectTopFraction, transitionEntropy, worldModelLambda } from '../paw';
+import { selectTopFraction, transitions, worldModelLambda } from '../paw';
 import { sampleGroups } from './role-grpo';
 import { rolloutMetrics } from './metrics';
 import { toNewRollout } from '../rollout';
@@ -32,18 +32,8 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
       const adv = groupAdvantages(rewards, c.loss.stdNormalize);
       const lambda = worldModelLambda(rewards, R_MAX);
       group.forEach((r, i) => {
-        const row = g * c.rollout.k + i;
-        let offset = 0;
-        r.segments.forEach((s, j) => {
-          if (s.role === 'act' && s.logprobs.length) {
-            s.advantage = adv[i];
-            const obs = r.segments[j + 1];
-            const start = offset + s.ids.length;
-            if (obs?.role === 'env')
-              candidates.push({ row, start: start + obs.lead, end: start + obs.ids.length, lambda, entropy: transitionEntropy(s.logprobs) });
-          }
-          offset += s.ids.length;
-        });
+        for (const seg of r.segments) if (seg.role === 'act' && seg.logprobs.length) seg.advantage = adv[i];
+        for (const t of transitions(r.segments)) candidates.push({ ...t, row: g * c.rollout.k + i, lambda });
       });
       return {
         rewards,

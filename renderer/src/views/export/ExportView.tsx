@@ -17,9 +17,11 @@ interface SourcePickerProps {
   models: ModelSummary[];
   source: ExportSource | null;
   onChange: (next: ExportSource | null) => void;
+  /** Models may have been imported (CLI, another window) since the list was fetched. */
+  onShowModels: () => void;
 }
 
-function SourcePicker({ candidates, models: modelItems, source, onChange }: SourcePickerProps) {
+function SourcePicker({ candidates, models: modelItems, source, onChange, onShowModels }: SourcePickerProps) {
   const kind = source?.kind ?? 'run';
   const run = source?.kind === 'run' ? candidates.find((r) => r.id === source.runId) : undefined;
   return (
@@ -30,7 +32,7 @@ function SourcePicker({ candidates, models: modelItems, source, onChange }: Sour
           <input type="radio" name="source-kind" checked={kind === 'run'} onChange={() => onChange(candidates[0] ? { kind: 'run', runId: candidates[0].id, step: null } : null)} />a run's checkpoint
         </label>
         <label>
-          <input type="radio" name="source-kind" checked={kind === 'model'} onChange={() => onChange(modelItems[0] ? { kind: 'model', model: modelItems[0].name } : { kind: 'model', model: '' })} />
+          <input type="radio" name="source-kind" checked={kind === 'model'} onChange={() => (onShowModels(), onChange({ kind: 'model', model: modelItems[0]?.name ?? '' }))} />
           an imported model
         </label>
       </div>
@@ -131,7 +133,9 @@ export function ExportView() {
   const candidates = exportableRuns(runs.data?.items ?? []);
   // Until the person picks, the newest run with a checkpoint is the source.
   const firstRun = candidates[0];
-  const effective: ExportSource | null = source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null);
+  const firstModel = models.data?.items[0]?.name;
+  const effective: ExportSource | null =
+    source?.kind === 'model' && source.model === '' && firstModel ? { kind: 'model', model: firstModel } : (source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null));
   const dataHome = info.data?.dataHome;
   const destination = dataHome ? resolveDestination(dataHome, folder) : null;
   const ready = effective !== null && (effective.kind === 'run' || effective.model !== '') && destination?.ok === true && startedAt === null;
@@ -165,7 +169,7 @@ export function ExportView() {
           <h2 id="export-form-title">New export</h2>
           {runs.error || models.error ? <ErrorNotice error={runs.error ?? models.error} onRetry={() => (runs.reload(), models.reload())} /> : null}
           {runs.data && models.data ? (
-            <SourcePicker candidates={candidates} models={models.data.items} source={effective} onChange={setSource} />
+            <SourcePicker candidates={candidates} models={models.data.items} source={effective} onChange={setSource} onShowModels={models.reload} />
           ) : (
             !runs.error && !models.error && <Loading what="runs and models" />
           )}

@@ -11,6 +11,8 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { useCall } from '../../hooks/useCall';
 import { useColorScheme } from '../../hooks/useColorScheme';
 import { parseMemoryJson } from './memory-edit';
+import { MemoryFamily } from './MemoryFamily';
+import { RehearsePanel } from './RehearsePanel';
 
 const jsonExtensions = [json()];
 
@@ -88,9 +90,7 @@ function MemoryDetail({ id }: { id: number }) {
         {m.structured.rehearsals.length} rehearsal{m.structured.rehearsals.length === 1 ? '' : 's'} · <RelativeTime time={m.createdAt} />
       </p>
       <MemoryEditor memory={m} onSaved={(next) => navigate(routeHref('memory', { id: String(next.id) }))} />
-      <p className="notice notice-info">
-        Running new private rehearsals for a task and committing a real run with an edited memory arrive with the test-time rehearsal issue.
-      </p>
+      <MemoryFamily key={m.id} memory={m} />
     </section>
   );
 }
@@ -107,14 +107,20 @@ export function MemoryView({ memoryId }: { memoryId?: string }) {
   return (
     <>
       <PageHeader title="Rehearsal memory" subtitle="What the policy imagined before acting for real, and your edits to it" />
+      <details className="card rehearse-card" open={items.length === 0 || undefined}>
+        <summary>
+          <strong>Rehearse a task privately</strong> <span className="muted">— N imagined attempts, no real env calls, summarised into a memory</span>
+        </summary>
+        <RehearsePanel onDone={(result) => navigate(routeHref('memory', { id: String(result.memory.id) }))} />
+      </details>
       {list.error ? <ErrorNotice error={list.error} onRetry={list.reload} /> : null}
       {!list.data && !list.error && <Loading what="memories" />}
       {list.data && items.length === 0 && !validSelection && (
         <EmptyState title="No rehearsal memories yet" testId="memory-empty">
           <p>
             A memory is built when a trained policy privately rehearses a task before acting in the real environment: its plans, predicted
-            observations, answers and the problems it noticed. Running rehearsals arrives with the test-time rehearsal issue; memories then appear
-            here to inspect and edit.
+            observations, answers and the problems it noticed. Rehearse a task above (or from a terminal); its memory then appears here to
+            inspect, edit and commit.
           </p>
           <pre className="cli">
             <code>envace rehearse --run RUN_ID --env ENV --task TASK_ID --rehearsals 4 --mode parallel</code>

@@ -23,11 +23,23 @@ export function versionFamily<T extends Node>(memories: T[], id: number): T[] {
   return memories.filter((m) => rootOf(memories, m.id) === root).sort((a, b) => a.version - b.version || a.id - b.id);
 }
 
-/** Private rehearsals are stored as "test-time" rollouts with no env calls; commits are real runs. */
-export function splitMemoryRollouts(rollouts: RolloutSummary[], familyIds: Set<number>): { rehearsals: RolloutSummary[]; commits: RolloutSummary[] } {
-  const mine = rollouts.filter((r) => r.memoryId !== null && familyIds.has(r.memoryId));
+/**
+ * Which stored rollouts of a memory family are its private rehearsals and which are committed
+ * real runs. Both are stored with mode "test-time"; the rehearsals are inserted together with the
+ * memory built from them, so they are the first rollouts attached to the family's root, one per
+ * rehearsal summarised in it. Every later rollout of the family is a commit.
+ */
+export function splitMemoryRollouts(
+  rollouts: RolloutSummary[],
+  family: Array<Pick<Memory, 'id' | 'parentId' | 'version'> & { structured: { rehearsals: unknown[] } }>,
+): { rehearsals: RolloutSummary[]; commits: RolloutSummary[] } {
+  const root = family[0];
+  if (!root) return { rehearsals: [], commits: [] };
+  const ids = new Set(family.map((m) => m.id));
+  const mine = rollouts.filter((r) => r.memoryId !== null && ids.has(r.memoryId)).sort((a, b) => a.id - b.id);
+  const rehearsalIds = new Set(mine.filter((r) => r.memoryId === root.id).slice(0, root.parentId === null ? root.structured.rehearsals.length : 0).map((r) => r.id));
   return {
-    rehearsals: mine.filter((r) => r.mode === 'test-time').sort((a, b) => a.id - b.id),
-    commits: mine.filter((r) => r.mode !== 'test-time').sort((a, b) => b.id - a.id),
+    rehearsals: mine.filter((r) => rehearsalIds.has(r.id)),
+    commits: mine.filter((r) => !rehearsalIds.has(r.id)).reverse(),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfig, type Run } from '../../../../electron/contract';
 import { buildExportInput, describeExportSource, exportableRuns, exportsFolder, resolveDestination, totalBytes } from '../../../../renderer/src/views/export/export-form';
+import { makeRun } from '../../make-run';
 
 describe('resolveDestination', () => {
   it('leaves the folder to the engine when nothing is typed', () => {
@@ -21,30 +21,7 @@ describe('resolveDestination', () => {
   });
 });
 
-function run(id: string, steps: number[]): Run {
-  const config = RunConfig.parse({ env: 'mock', name: id });
-  return {
-    id,
-    name: id,
-    env: 'mock',
-    algo: config.algo,
-    model: 'preset:tiny',
-    status: 'completed',
-    config,
-    currentStep: 3,
-    totalSteps: 3,
-    etaMs: null,
-    bestHeldoutSuccess: null,
-    parentRunId: null,
-    parentStep: null,
-    error: null,
-    createdAt: 1,
-    updatedAt: 1,
-    startedAt: null,
-    finishedAt: null,
-    checkpoints: steps.map((step) => ({ step, createdAt: 1 })),
-  };
-}
+const run = (id: string, steps: number[]) => makeRun(id, { checkpointSteps: steps });
 
 describe('export request', () => {
   it('keeps only runs with a checkpoint', () => {

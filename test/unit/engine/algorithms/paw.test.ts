@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AlgorithmError } from '../../../../electron/engine/algorithms/errors';
-import { cmae, selectTopFraction, transitionEntropy, worldModelLambda } from '../../../../electron/engine/algorithms/paw';
+import { cmae, selectTopFraction, transitionEntropy, transitions, worldModelLambda } from '../../../../electron/engine/algorithms/paw';
+import { type Segment, flatten } from '../../../../electron/engine/algorithms/layout';
 
 describe('PaW', () => {
   it('H(a_t) is the mean surprisal of the sampled action tokens', () => {
@@ -24,5 +25,29 @@ describe('PaW', () => {
 
   it('CMAE counts tokens with p ≤ ρ and divides by the full length (worked example)', () => {
     expect(cmae([0.9, 0.1, 0.15, 0.5], 0.2)).toBeCloseTo(0.4375, 12);
+  });
+});
+
+describe('PaW transitions', () => {
+  const given = (role: Segment['role'], ids: number[]): Segment => ({ role, text: '', ids: [100, ...ids, 5], lead: 1, tail: 1, logprobs: [] });
+  const act = (ids: number[], logprobs: number[]): Segment => ({ role: 'act', text: '', ids: [2, ...ids], lead: 1, tail: 0, logprobs });
+
+  it('finds each generated action followed by a real observation, with the observation span in the row', () => {
+    const segs = [
+      given('prompt', [7, 7]),
+      act([11, 5], [Math.log(0.5), Math.log(0.5)]),
+      given('env', [21, 22, 23]),
+      act([12, 5], [0, 0]),
+      given('rehearse', [9]),
+    ];
+    const tokens = flatten(segs);
+    const [t, ...rest] = transitions(segs);
+    expect(rest).toEqual([]); // the second action is followed by a rehearsed, not a real, observation
+    expect(tokens.slice(t.start, t.end)).toEqual([21, 22, 23, 5]); // observation content and its <|end|>
+    expect(t.entropy).toBeCloseTo(Math.log(2), 12);
+  });
+
+  it('given (demonstration) actions are not transitions: nothing was sampled', () => {
+    expect(transitions([given('act', [1]), given('env', [2])])).toEqual([]);
   });
 });

@@ -1,0 +1,34 @@
+import type { MethodOutput } from '../../../../electron/contract';
+
+/** The Evaluate view's pure parts: how a setting is described and how rehearsal compares with none. */
+
+export type StoredEval = MethodOutput<'evals.list'>['items'][number];
+
+const splitLabel = { train: 'train', heldout: 'held-out', ood: 'OOD' } as const;
+
+/** "held-out · 4 parallel rehearsals, memory in the prompt" / "held-out · no rehearsal". */
+export function describeSetting(e: Pick<StoredEval, 'split' | 'rehearsals' | 'mode' | 'commit'>): string {
+  const how = e.rehearsals === 0 ? 'no rehearsal' : `${e.rehearsals} ${e.mode} rehearsal${e.rehearsals === 1 ? '' : 's'}, ${e.commit === 'plan' ? 'following the plan' : 'memory in the prompt'}`;
+  return `${splitLabel[e.split]} · ${how}`;
+}
+
+/**
+ * Success gained by rehearsing: this evaluation minus the newest one without rehearsal of the
+ * same run, checkpoint, split and task count. Null for a run without rehearsal, or when no such
+ * baseline exists yet.
+ */
+export function rehearsalGain(e: StoredEval, all: StoredEval[]): number | null {
+  if (e.rehearsals === 0) return null;
+  const baseline = all
+    .filter((b) => b.rehearsals === 0 && b.runId === e.runId && b.step === e.step && b.split === e.split && b.tasks === e.tasks)
+    .sort((a, b) => b.createdAt - a.createdAt)[0];
+  return baseline ? e.success - baseline.success : null;
+}
+
+/** A difference of two fractions in percentage points, signed: +12.5 pp, −3 pp, ±0 pp. */
+export function formatPoints(delta: number | null): string {
+  if (delta === null || !Number.isFinite(delta)) return '—';
+  const pp = Math.round(delta * 1000) / 10;
+  if (pp === 0) return '±0 pp';
+  return `${pp > 0 ? '+' : '−'}${Math.abs(pp)} pp`;
+}

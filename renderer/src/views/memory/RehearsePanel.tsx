@@ -1,0 +1,118 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import type { MethodOutput } from '../../../../electron/contract';
+import { useApi } from '../../api/context';
+import { JobProgress } from '../../components/JobProgress';
+import { ErrorNotice, Loading } from '../../components/Notice';
+import { useCall } from '../../hooks/useCall';
+import { useThrottledEvents } from '../../hooks/useEvents';
+import { useJobWatch, type JobWatch } from '../../hooks/useJobWatch';
+import { exportableRuns } from '../export/export-form';
+
+type RehearseOutput = MethodOutput<'memories.rehearse'>;
+
+/**
+ * Run N private rehearsals of one task with a trained run's policy: no real env calls, the
+ * policy imagines each observation. The memory built from them opens when they finish.
+ */
+export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => void }) {
+  const api = useApi();
+  const runs = useCall('runs.list', { limit: 200 });
+  useThrottledEvents(['run.status'], runs.reload, 2000);
+  const candidates = exportableRuns(runs.data?.items ?? []);
+  const [runId, setRunId] = useState('');
+  const run = candidates.find((r) => r.id === runId) ?? candidates[0];
+  const [step, setStep] = useState('');
+  const [taskId, setTaskId] = useState('');
+  const [rehearsals, setRehearsals] = useState(4);
+  const [mode, setMode] = useState<'parallel' | 'sequential'>('parallel');
+  const [temperature, setTemperature] = useState('1');
+  const [watch, setWatch] = useState<JobWatch | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const job = useJobWatch(watch);
+  // Task ids this run has met, as suggestions (the environment's task list is not in the contract).
+  const seen = useCall('trajectories.list', run ? { runId: run.id, limit: 500 } : null);
+  const suggestions = useMemo(() => [...new Set(seen.data?.items.map((r) => r.taskId) ?? [])].sort(), [seen.data]);
+  const temp = Number(temperature);
+  const valid = run !== undefined && taskId.trim() !== '' && Number.isFinite(temp) && temp >= 0 && temp <= 5;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!valid || !run || watch) return;
+    setWatch({ kind: 'rehearse', runId: run.id, since: Date.now() });
+    setError(null);
+    try {
+      onDone(await api.call('memories.rehearse', { runId: run.id, ...(step === '' ? {} : { step: Number(step) }), taskId: taskId.trim(), rehearsals, mode, temperature: temp }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setWatch(null);
+    }
+  };
+
+  if (runs.error) return <ErrorNotice error={runs.error} onRetry={runs.reload} />;
+  if (!runs.data) return <Loading what="runs" />;
+  if (candidates.length === 0) {
+    return <p className="muted" data-testid="rehearse-no-runs">Private rehearsals need a trained policy: train a run until it writes a checkpoint, then rehearse its tasks here.</p>;
+  }
+  return (
+    <form className="rehearse-form" onSubmit={submit} data-testid="rehearse-form">
+      <div className="filters">
+        <label className="field-inline">
+          <span>Run</span>
+          <select value={run?.id ?? ''} onChange={(e) => (setRunId(e.target.value), setStep(''))} data-testid="rehearse-run">
+            {candidates.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name} ({r.env})
+              </option>
+            ))}
+          </select>
+        </label>
+        {run && (
+          <label className="field-inline">
+            <span>Checkpoint</span>
+            <select value={step} onChange={(e) => setStep(e.target.value)}>
+              <option value="">latest (step {run.checkpoints.at(-1)!.step})</option>
+              {run.checkpoints.map((c) => (
+                <option key={c.step} value={c.step}>
+                  step {c.step}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label className="field-inline">
+          <span>Task</span>
+          <input type="text" value={taskId} onChange={(e) => setTaskId(e.target.value)} list="rehearse-task-ids" placeholder="task id" data-testid="rehearse-task" />
+          <datalist id="rehearse-task-ids">
+            {suggestions.map((id) => (
+              <option key={id} value={id} />
+            ))}
+          </datalist>
+        </label>
+      </div>
+      <div className="filters">
+        <label className="field-inline">
+          <span>Rehearsals</span>
+          <input type="number" min={1} max={16} value={rehearsals} onChange={(e) => setRehearsals(Math.min(16, Math.max(1, Math.round(Number(e.target.value) || 1))))} data-testid="rehearse-count" />
+        </label>
+        <fieldset className="segmented" aria-label="Rehearsal mode">
+          {(['parallel', 'sequential'] as const).map((m) => (
+            <label key={m} title={m === 'parallel' ? 'independent rehearsals from the same prompt' : 'each rehearsal sees the memory of the ones before'}>
+              <input type="radio" name="rehearse-mode" checked={mode === m} onChange={() => setMode(m)} />
+              {m}
+            </label>
+          ))}
+        </fieldset>
+        <label className="field-inline">
+          <span>Temperature</span>
+          <input type="text" inputMode="decimal" value={temperature} onChange={(e) => setTemperature(e.target.value)} aria-invalid={Number.isFinite(temp) && temp >= 0 && temp <= 5 ? undefined : true} />
+        </label>
+        <button type="submit" className="button button-primary" disabled={!valid || watch !== null} data-testid="rehearse-submit">
+          Rehearse privately
+        </button>
+      </div>
+      {watch && <JobProgress job={job} since={watch.since} what={`${rehearsals} ${mode} rehearsals of ${taskId.trim()}`} />}
+      {error ? <ErrorNotice error={error} /> : null}
+    </form>
+  );
+}

@@ -1,0 +1,82 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ContractError, type ExportRecord } from '../../../../electron/contract';
+import { ConnectionProvider } from '../../../../renderer/src/api/context';
+import { ExportView } from '../../../../renderer/src/views/export/ExportView';
+import { fakeApi } from '../../fake-api';
+import { makeRun } from '../../make-run';
+
+afterEach(cleanup);
+
+const HOME = '/home/ada/.envace';
+
+function setup(create: (input: unknown) => unknown) {
+  const records: ExportRecord[] = [];
+  const fake = fakeApi({
+    'system.info': () => ({ dataHome: HOME }),
+    'runs.list': () => ({ items: [makeRun('run-a', { checkpointSteps: [2, 4] })], total: 1 }),
+    'models.list': () => ({ items: [] }),
+    'exports.list': () => ({ items: records }),
+    'exports.create': (input) => {
+      const record = create(input) as ExportRecord;
+      records.unshift(record);
+      return record;
+    },
+  });
+  render(
+    <ConnectionProvider connection={{ api: fake.api, transport: 'websocket' }}>
+      <ExportView />
+    </ConnectionProvider>,
+  );
+  return fake;
+}
+
+describe('ExportView', () => {
+  it('sends the picked checkpoint, format and folder, then lists the files with sizes and the snippet', async () => {
+    const fake = setup((input) => ({
+      id: 1,
+      runId: 'run-a',
+      model: null,
+      step: 2,
+      format: 'onnx',
+      outDir: (input as { outDir: string }).outDir,
+      files: [
+        { name: 'model.onnx', bytes: 3 * 1024 * 1024 },
+        { name: 'config.json', bytes: 512 },
+      ],
+      loadSnippet: 'import onnxruntime',
+      createdAt: Date.now(),
+    }));
+    const step = (await screen.findByTestId('export-step')) as HTMLSelectElement;
+    fireEvent.change(step, { target: { value: '2' } });
+    fireEvent.click(screen.getByLabelText('ONNX'));
+    fireEvent.change(screen.getByTestId('export-folder-name'), { target: { value: 'agent-v1' } });
+    fireEvent.click(screen.getByTestId('export-submit'));
+
+    const result = await screen.findAllByTestId('export-result');
+    expect(fake.calls.find((c) => c.method === 'exports.create')?.input).toEqual({ source: { run: 'run-a', step: 2 }, format: 'onnx', outDir: `${HOME}/exports/agent-v1`, force: false });
+    const sizes = [...result[0]!.querySelectorAll('tbody td.numeric')].map((td) => td.textContent);
+    expect(sizes).toEqual(['3 MiB', '512 B']);
+    expect(result[0]!.querySelector('[data-testid="export-folder"]')?.textContent).toBe(`${HOME}/exports/agent-v1`);
+    expect(result[0]!.querySelector('[data-testid="load-snippet"]')?.textContent).toBe('import onnxruntime');
+    await waitFor(() => expect(screen.getByTestId('export-list').querySelectorAll('li')).toHaveLength(1));
+  });
+
+  it('refuses a folder outside exports/ before sending, and shows an engine refusal in its words', async () => {
+    const fake = setup(() => {
+      throw new ContractError('conflict', 'the folder already holds an export; tick "replace" to overwrite it');
+    });
+    await screen.findByTestId('export-run');
+    fireEvent.change(screen.getByTestId('export-folder-name'), { target: { value: '../runs' } });
+    expect(screen.getByRole('alert').textContent).toMatch(/no slashes/);
+    expect((screen.getByTestId('export-submit') as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.change(screen.getByTestId('export-folder-name'), { target: { value: '' } });
+    fireEvent.click(screen.getByTestId('export-submit'));
+    const notice = await screen.findByText('Not possible right now');
+    expect(notice.parentElement?.textContent).toContain('tick "replace" to overwrite it');
+    // Left empty, the engine picks the folder: no outDir is sent.
+    expect(fake.calls.find((c) => c.method === 'exports.create')?.input).toEqual({ source: { run: 'run-a' }, format: 'hf', force: false });
+  });
+});
