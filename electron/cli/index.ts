@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerBench } from './commands/bench';
 import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
-import { registerLater } from './commands/later';
+import { registerExperiment } from './commands/experiment';
 import { registerModels } from './commands/models';
 import { registerRehearse } from './commands/rehearse';
 import { registerRuns } from './commands/runs';
@@ -18,7 +18,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRuns(program);
   registerTrain(program);
-  registerLater(program);
+  registerExperiment(program);
   registerEval(program);
   registerBench(program);
   registerModels(program);

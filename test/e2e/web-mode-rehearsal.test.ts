@@ -135,10 +135,18 @@ describe('rehearsal in web mode', () => {
     const detail = page.getByTestId('rollout-detail');
     await detail.waitFor();
     expect(await detail.locator('.turn-memory .turn-text').first().textContent()).toContain(edit);
+    expect(await detail.getByRole('link', { name: `memory #${editedId}` }).count()).toBe(1);
   });
 
   it('evaluates without and with test-time rehearsal and shows the figures side by side', async () => {
-    await page.goto(`${server.url}#/evaluate`);
+    // A second checkpoint (the same weights), so success can be drawn along training.
+    const store = engine.services.store;
+    const first = store.runs.checkpointPath(runId, 1)!;
+    const second = path.join(path.dirname(first), 'step-2');
+    fs.cpSync(first, second, { recursive: true });
+    store.runs.addCheckpoint(runId, 2, second);
+
+    await page.goto(`${server.url}#/evaluate?run=${runId}`);
     const form = page.getByTestId('eval-form');
     await form.getByTestId('eval-limit').fill('2');
     await form.getByTestId('eval-submit').click();
@@ -147,6 +155,8 @@ describe('rehearsal in web mode', () => {
     await form.getByTestId('eval-rehearsals').fill('1');
     await form.getByTestId('eval-submit').click();
     await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(2);
+    // Until a setting has two checkpoints there is no line to draw.
+    expect(await page.locator('[data-metric="eval-success"]').count()).toBe(0);
 
     const [rehearsed, plain] = (await api.call('evals.list', { runId })).items;
     expect(plain).toMatchObject({ rehearsals: 0, tasks: 2, split: 'heldout' });
@@ -156,6 +166,14 @@ describe('rehearsal in web mode', () => {
     expect(await row(rehearsed!.id).locator('[data-col="score"]').textContent()).toBe(formatPercent(rehearsed!.meanScore));
     expect(await row(rehearsed!.id).locator('td').nth(3).textContent()).toBe(formatPoints(rehearsed!.success - plain!.success));
     expect(await row(rehearsed!.id).locator('td').nth(1).textContent()).toBe('held-out · 1 parallel rehearsal, memory in the prompt');
+
+    // The same evaluation at step 1: the chart draws success by checkpoint, rehearsal and none as separate lines.
+    await form.getByTestId('eval-rehearsals').fill('0');
+    await form.getByLabel('Checkpoint').selectOption('1');
+    await form.getByTestId('eval-submit').click();
+    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(3);
+    const chart = page.locator('[data-metric="eval-success"] .line-chart');
+    await expect.poll(() => chart.getAttribute('aria-label')).toBe('success by step, held-out · 1 parallel rehearsal, memory in the prompt: 1 points; held-out · no rehearsal: 2 points');
     await page.screenshot({ path: path.join(shots, 'evaluate.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   });

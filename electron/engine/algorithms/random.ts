@@ -4,49 +4,15 @@
  * sampling seeds without storing a generator state.
  */
 
-/** 32-bit FNV-1a of a string. */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+import { hashString, Rng } from '../random';
+
+export { Rng };
 
 /** A seed for one labelled purpose, e.g. deriveSeed(seed, 'generate', step, turn). */
 export function deriveSeed(seed: number, ...labels: Array<string | number>): number {
-  return hash32(`${seed}:${labels.join(':')}`);
+  return hashString(`${seed}:${labels.join(':')}`);
 }
 
-/** Mulberry32 with an inspectable state. */
-export class Rng {
-  constructor(private s: number) {
-    this.s = s >>> 0;
-  }
-
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  get state(): number {
-    return this.s;
-  }
-}
-
-/** Fisher–Yates shuffle of a copy. */
-export function shuffled<T>(items: readonly T[], rng: Rng): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 
 /**
  * Items `cursor .. cursor + n − 1` of an endless stream that walks `items` in a fresh seeded order
@@ -60,7 +26,7 @@ export function epochSlice<T>(items: readonly T[], seed: number, cursor: number,
   for (let k = cursor; k < cursor + n; k++) {
     const epoch = Math.floor(k / items.length);
     if (epoch !== orderEpoch) {
-      order = shuffled(items, new Rng(deriveSeed(seed, 'epoch', epoch)));
+      order = new Rng(deriveSeed(seed, 'epoch', epoch)).shuffle(items);
       orderEpoch = epoch;
     }
     out.push(order[k % items.length]);

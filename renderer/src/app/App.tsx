@@ -27,9 +27,9 @@ function renderView(route: Route): ReactNode {
     case 'memory':
       return <MemoryView memoryId={route.params.id} />;
     case 'evaluate':
-      return <EvaluateView />;
+      return <EvaluateView runId={route.params.run} />;
     case 'export':
-      return <ExportView />;
+      return <ExportView runId={route.params.run} />;
     case 'envs':
       return <EnvsView selected={route.params.id} adding={route.params.add === '1'} />;
     case 'system':

@@ -35,6 +35,13 @@ export function formatDuration(ms: number): string {
   return rest ? `${days} d ${rest} h` : `${days} d`;
 }
 
+/** A measured wall time: milliseconds below a second (a quick evaluation is not "0 s"), else as a duration. */
+export function formatWallTime(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return formatDuration(ms);
+}
+
 /** A fraction in [0, 1] as a percentage: 0.4567 → "45.7 %". */
 export function formatPercent(fraction: number | null | undefined, digits = 1): string {
   if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return '—';

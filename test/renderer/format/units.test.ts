@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, formatNumber, formatPercent } from '../../../renderer/src/format/units';
+import { formatBytes, formatDuration, formatNumber, formatPercent, formatWallTime } from '../../../renderer/src/format/units';
 
 describe('formatBytes', () => {
   it('uses binary units with sensible precision', () => {
@@ -43,5 +43,15 @@ describe('formatPercent and formatNumber', () => {
     expect(formatNumber(0)).toBe('0');
     expect(formatNumber(Number.POSITIVE_INFINITY)).toBe('∞');
     expect(formatNumber(undefined)).toBe('—');
+  });
+});
+
+describe('formatWallTime', () => {
+  it('keeps milliseconds below a second and reads like a duration above', () => {
+    expect(formatWallTime(0)).toBe('0 ms');
+    expect(formatWallTime(412.6)).toBe('413 ms');
+    expect(formatWallTime(999.4)).toBe('999 ms');
+    expect(formatWallTime(61_000)).toBe('1 min 1 s');
+    expect(formatWallTime(Number.NaN)).toBe('—');
   });
 });

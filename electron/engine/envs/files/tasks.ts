@@ -6,7 +6,7 @@
  * file names); ood: two-step chains (count then write, find then move).
  */
 import type { ChecklistItem, JsonValue, Split, Task, ToolCall } from '../types';
-import { hashString, Rng } from '../household/random';
+import { hashString, Rng } from '../../random';
 import { SANDBOX_ALIAS } from './sandbox';
 import { csvRows, generateTree, type SandboxFile, type SandboxTree } from './tree';
 

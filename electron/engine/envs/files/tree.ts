@@ -3,7 +3,7 @@
  * as plain data (relative path → content). Heldout trees draw their file names from words train
  * never sees.
  */
-import { hashString, Rng } from '../household/random';
+import { hashString, Rng } from '../../random';
 import type { Split } from '../types';
 
 export interface SandboxFile {

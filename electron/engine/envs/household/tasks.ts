@@ -8,7 +8,7 @@
 import type { ChecklistItem, Split, Task, ToolCall } from '../types';
 import { APPLIANCE_OF, OBJECT_KIND_BY_TYPE, type Transform } from './catalog';
 import { applyCall } from './engine';
-import { hashString, Rng } from './random';
+import { hashString, Rng } from '../../random';
 import { cloneWorld, findItem, findReceptacle, generateWorld, type World, type WorldSize } from './world';
 
 export type HouseholdFamily = 'pick_place' | 'clean_place' | 'heat_place' | 'cool_place' | 'examine' | 'two_place';

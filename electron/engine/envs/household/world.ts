@@ -3,7 +3,7 @@
  * clone it, and the same (seed, size) always yields the same house.
  */
 import { MAX_ROOMS, OBJECT_KINDS, OBJECT_KIND_BY_TYPE, RECEPTACLE_KINDS, ROOM_LAYOUTS, type ObjectKind } from './catalog';
-import { Rng } from './random';
+import { Rng } from '../../random';
 
 export interface Receptacle {
   name: string;

@@ -5,26 +5,16 @@
  */
 import type { Db, JsonObject } from '../tau2/db';
 import type { Split } from '../types';
+import { hashString, Rng as EngineRng } from '../../random';
 
-/** mulberry32: a tiny seeded PRNG, so generated worlds and task sets are reproducible. */
+/** A seeded draw function over the engine's PRNG, so generated worlds and task sets are reproducible. */
 export type Rng = () => number;
 export function seededRng(seed: number): Rng {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new EngineRng(seed);
+  return () => rng.next();
 }
 
-/** A stable 32-bit hash of a string (FNV-1a), to derive per-split seeds. */
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
+export { hashString };
 
 export function shuffle<T>(xs: readonly T[], rng: Rng): T[] {
   const out = [...xs];

@@ -113,6 +113,8 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
               <span>log-scaled steps</span>
             </label>
             <a href={routeHref('trajectories', { run: runId })}>Trajectories of this run →</a>
+            <a href={routeHref('evaluate', { run: runId })}>Evaluate →</a>
+            <a href={routeHref('export', { run: runId })}>Export →</a>
           </div>
           <div className="chart-grid" data-testid="charts">
             {keys.map((key) => (

@@ -6,12 +6,13 @@ import { JobProgress } from '../../components/JobProgress';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { RelativeTime } from '../../components/RelativeTime';
-import { formatDuration, formatNumber, formatPercent } from '../../format/units';
+import { formatNumber, formatPercent, formatWallTime } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { useEvent, useThrottledEvents } from '../../hooks/useEvents';
 import { useJobWatch, type JobWatch } from '../../hooks/useJobWatch';
 import { exportableRuns } from '../export/export-form';
-import { describeSetting, formatPoints, rehearsalGain, type StoredEval } from './eval-table';
+import { LineChart } from '../../charts/LineChart';
+import { describeSetting, formatPoints, rehearsalGain, successBySetting, type StoredEval } from './eval-table';
 
 type Split = NonNullable<MethodInput<'evals.run'>['split']>;
 
@@ -35,6 +36,20 @@ function PerTask({ result }: { result: StoredEval }) {
         ))}
       </ul>
     </details>
+  );
+}
+
+/** Success along training for one run, one line per setting; drawn once a setting has two checkpoints. */
+function SuccessByStep({ items, runId, runName }: { items: StoredEval[]; runId: string; runName: string }) {
+  const lines = successBySetting(items, runId);
+  if (!lines.some((l) => l.steps.length >= 2)) {
+    return <p className="muted">Evaluate {runName} at two or more checkpoints to see its success along training, with and without rehearsal.</p>;
+  }
+  return (
+    <section className="card chart-card" data-metric="eval-success" aria-labelledby="eval-success-title">
+      <h3 id="eval-success-title">Success by checkpoint · {runName}</h3>
+      <LineChart metric="success" lines={lines} smoothing={0} logX={false} />
+    </section>
   );
 }
 
@@ -74,7 +89,7 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
               <td className="numeric">{formatPercent(e.invalidActionRate)}</td>
               <td className="numeric">{formatNumber(e.envCallsPerTask)}</td>
               <td className="numeric">{formatNumber(e.tokensPerTask)}</td>
-              <td className="numeric">{formatDuration(e.wallMs)}</td>
+              <td className="numeric">{formatWallTime(e.wallMs)}</td>
               <td className="numeric">{e.fidelity === null ? '—' : formatPercent(e.fidelity)}</td>
               <td>
                 <PerTask result={e} />
@@ -91,7 +106,7 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
 }
 
 /** Held-out evaluation in the real environment, with or without test-time rehearsal, and every result so far. */
-export function EvaluateView() {
+export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
   const api = useApi();
   const runs = useCall('runs.list', { limit: 200 });
   const results = useCall('evals.list', {});
@@ -101,7 +116,8 @@ export function EvaluateView() {
     if (job.kind === 'evaluate' && job.state === 'completed') results.reload();
   });
   const candidates = exportableRuns(runs.data?.items ?? []);
-  const [runId, setRunId] = useState('');
+  // A link (#/evaluate?run=…) preselects its run.
+  const [runId, setRunId] = useState(linkedRun ?? '');
   const run = candidates.find((r) => r.id === runId) ?? candidates[0];
   const [step, setStep] = useState('');
   const [split, setSplit] = useState<Split>('heldout');
@@ -222,6 +238,7 @@ export function EvaluateView() {
         <h2 id="eval-results">Results</h2>
         {results.error ? <ErrorNotice error={results.error} onRetry={results.reload} /> : null}
         {results.data && results.data.items.length === 0 && <p className="muted">No evaluations yet.</p>}
+        {results.data && run && results.data.items.some((e) => e.runId === run.id) && <SuccessByStep items={results.data.items} runId={run.id} runName={run.name} />}
         {results.data && results.data.items.length > 0 && <ResultsTable items={results.data.items} runNames={new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]))} />}
       </section>
     </>

@@ -32,3 +32,32 @@ export function formatPoints(delta: number | null): string {
   if (pp === 0) return '±0 pp';
   return `${pp > 0 ? '+' : '−'}${Math.abs(pp)} pp`;
 }
+
+export interface SettingLine {
+  label: string;
+  steps: number[];
+  values: number[];
+}
+
+/**
+ * Success by checkpoint step for one run, one line per evaluation setting (split, rehearsals,
+ * mode, commit), so rehearsal and no rehearsal are compared along training. Where a step was
+ * evaluated more than once with a setting, the newest result counts.
+ */
+export function successBySetting(items: StoredEval[], runId: string): SettingLine[] {
+  const lines = new Map<string, Map<number, StoredEval>>();
+  for (const e of items) {
+    if (e.runId !== runId) continue;
+    const label = describeSetting(e);
+    const byStep = lines.get(label) ?? new Map<number, StoredEval>();
+    const seen = byStep.get(e.step);
+    if (!seen || e.createdAt > seen.createdAt) byStep.set(e.step, e);
+    lines.set(label, byStep);
+  }
+  return [...lines.entries()]
+    .map(([label, byStep]) => {
+      const points = [...byStep.values()].sort((a, b) => a.step - b.step);
+      return { label, steps: points.map((p) => p.step), values: points.map((p) => p.success) };
+    })
+    .sort((a, b) => a.label.localeCompare(b.label));
+}

@@ -112,7 +112,7 @@ function EarlierExports({ items }: { items: ExportRecord[] }) {
 }
 
 /** Export a checkpoint or an imported model as a file other tools load, and see what was written. */
-export function ExportView() {
+export function ExportView({ runId }: { runId?: string }) {
   const api = useApi();
   const info = useCall('system.info', {});
   const earlier = useCall('exports.list', {});
@@ -131,8 +131,8 @@ export function ExportView() {
   // A run that trains on while this view is open gains checkpoints; keep the pickers current.
   useThrottledEvents(['run.status', 'run.progress'], runs.reload, 2000);
   const candidates = exportableRuns(runs.data?.items ?? []);
-  // Until the person picks, the newest run with a checkpoint is the source.
-  const firstRun = candidates[0];
+  // Until the person picks: the run named in the link (#/export?run=…), else the newest with a checkpoint.
+  const firstRun = candidates.find((r) => r.id === runId) ?? candidates[0];
   const firstModel = models.data?.items[0]?.name;
   const effective: ExportSource | null =
     source?.kind === 'model' && source.model === '' && firstModel ? { kind: 'model', model: firstModel } : (source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null));

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { MethodOutput, Turn } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
+import { routeHref } from '../../app/routes';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { formatNumber, formatPercent } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
@@ -115,6 +116,12 @@ export function RolloutDetail({ id }: { id: number }) {
         <p className="muted">
           {r.mode} · step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.success === null ? 'unscored' : r.success ? 'succeeded' : 'failed'} · {r.envCalls}{' '}
           env calls ({formatNumber(r.envWallMs)} ms) · {formatNumber(r.tokens)} tokens
+          {r.memoryId !== null && (
+            <>
+              {' '}
+              · with <a href={routeHref('memory', { id: String(r.memoryId) })}>memory #{r.memoryId}</a>
+            </>
+          )}
         </p>
         {rehearsed && <RealityCheckButton id={r.id} onChecked={setChecked} />}
         {checked?.rollout.id === id && <FidelitySummary summary={checked.summary} />}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSetting, formatPoints, rehearsalGain, type StoredEval } from '../../../../renderer/src/views/evaluate/eval-table';
+import { describeSetting, formatPoints, rehearsalGain, successBySetting, type StoredEval } from '../../../../renderer/src/views/evaluate/eval-table';
 
 function evaluation(patch: Partial<StoredEval>): StoredEval {
   return {
@@ -58,5 +58,22 @@ describe('formatPoints', () => {
     expect(formatPoints(-0.03)).toBe('−3 pp');
     expect(formatPoints(0.00001)).toBe('±0 pp');
     expect(formatPoints(null)).toBe('—');
+  });
+});
+
+describe('successBySetting', () => {
+  it('draws one line per setting for the run, by step, newest result per step', () => {
+    const items = [
+      evaluation({ id: 1, createdAt: 1, step: 20, success: 0.5 }),
+      evaluation({ id: 2, createdAt: 2, step: 10, success: 0.25 }),
+      evaluation({ id: 3, createdAt: 3, step: 20, success: 0.75 }),
+      evaluation({ id: 4, createdAt: 4, step: 10, rehearsals: 2, success: 0.5 }),
+      evaluation({ id: 5, createdAt: 5, step: 10, runId: 'run-b', success: 1 }),
+    ];
+    expect(successBySetting(items, 'run-a')).toEqual([
+      { label: 'held-out · 2 parallel rehearsals, memory in the prompt', steps: [10], values: [0.5] },
+      { label: 'held-out · no rehearsal', steps: [10, 20], values: [0.25, 0.75] },
+    ]);
+    expect(successBySetting(items, 'run-c')).toEqual([]);
   });
 });

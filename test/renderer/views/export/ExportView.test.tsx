@@ -11,11 +11,11 @@ afterEach(cleanup);
 
 const HOME = '/home/ada/.envace';
 
-function setup(create: (input: unknown) => unknown) {
+function setup(create: (input: unknown) => unknown, linkedRun?: string) {
   const records: ExportRecord[] = [];
   const fake = fakeApi({
     'system.info': () => ({ dataHome: HOME }),
-    'runs.list': () => ({ items: [makeRun('run-a', { checkpointSteps: [2, 4] })], total: 1 }),
+    'runs.list': () => ({ items: [makeRun('run-a', { checkpointSteps: [2, 4] }), makeRun('run-b', { checkpointSteps: [1] }), makeRun('run-new')], total: 3 }),
     'models.list': () => ({ items: [] }),
     'exports.list': () => ({ items: records }),
     'exports.create': (input) => {
@@ -26,7 +26,7 @@ function setup(create: (input: unknown) => unknown) {
   });
   render(
     <ConnectionProvider connection={{ api: fake.api, transport: 'websocket' }}>
-      <ExportView />
+      <ExportView runId={linkedRun} />
     </ConnectionProvider>,
   );
   return fake;
@@ -78,5 +78,13 @@ describe('ExportView', () => {
     expect(notice.parentElement?.textContent).toContain('tick "replace" to overwrite it');
     // Left empty, the engine picks the folder: no outDir is sent.
     expect(fake.calls.find((c) => c.method === 'exports.create')?.input).toEqual({ source: { run: 'run-a' }, format: 'hf', force: false });
+  });
+
+  it('offers only runs with a checkpoint, preselecting the one a link names', async () => {
+    setup(() => ({}), 'run-b');
+    const select = (await screen.findByTestId('export-run')) as HTMLSelectElement;
+    expect([...select.options].filter((o) => !o.disabled).map((o) => o.value)).toEqual(['run-a', 'run-b']);
+    expect(select.value).toBe('run-b');
+    expect([...(screen.getByTestId('export-step') as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['latest (step 1)', 'step 1']);
   });
 });

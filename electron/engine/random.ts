@@ -1,6 +1,6 @@
 /**
- * A small seeded PRNG (mulberry32) and helpers. Worlds and task lists must be identical for the
- * same seed on every machine, so nothing here touches Math.random.
+ * The engine's one seeded PRNG (mulberry32) and string hash. Worlds, task lists, data order and
+ * sampling seeds must be identical for the same seed on every machine, so nothing touches Math.random.
  */
 export class Rng {
   private state: number;

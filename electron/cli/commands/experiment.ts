@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import path from 'node:path';
+import { resolveHome } from '../../engine/home';
+import { renderHuman, summarize, writeReport } from '../../engine/experiment/report';
+import { ExperimentCancelled, type ExperimentProgress, runExperiment } from '../../engine/experiment/runner';
+import { SuiteError, suiteByName } from '../../engine/experiment/suite';
+import { withEngine } from '../engine-session';
+import { CliError, EXIT } from '../output';
+import { createProgress } from '../progress';
+import { act, leaf, type CommonOptions } from './common';
+
+interface ExperimentOptions extends CommonOptions {
+  suite: string;
+  out?: string;
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+const eta = (ms: number | null) => (ms === null ? '…' : ms < 60_000 ? `${Math.round(ms / 1000)}s` : `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`);
+
+export function progressLabel(p: ExperimentProgress): string {
+  return `[${p.run}/${p.runs}] ${p.env} seed ${p.seed} · ${p.label} · step ${p.step}/${p.totalSteps}`;
+}
+
+/** With --json stdout is kept for the result: progress goes to stderr, one line per run step change at most every 5 s. */
+function stderrProgress() {
+  let last = 0;
+  let lastRun = -1;
+  return (p: ExperimentProgress) => {
+    const now = Date.now();
+    if (p.run === lastRun && now - last < 5000) return;
+    last = now;
+    lastRun = p.run;
+    process.stderr.write(`${String(Math.floor(p.fraction * 100)).padStart(3)}%  ${progressLabel(p)}  eta ${eta(p.etaMs)}\n`);
+  };
+}
+
+export function registerExperiment(program: Command): void {
+  leaf(program.command('experiment').description('train every method on the same budget and seeds and print the side-by-side table'))
+    .requiredOption('--suite <suite>', 'quick (about 15 minutes on 2 cores) | full (hours)')
+    .option('--out <dir>', 'where to write table.json, table.md and the curves (default <home>/experiments/<timestamp>)')
+    .action(
+      act<ExperimentOptions>(async (_args, opts, out) => {
+        let suite;
+        try {
+          suite = suiteByName(opts.suite);
+        } catch (error) {
+          if (error instanceof SuiteError) throw new CliError(error.message, EXIT.usage);
+          throw error;
+        }
+        const dir = path.resolve(opts.out ?? path.join(resolveHome(opts.home), 'experiments', stamp(new Date())));
+        const bar = out.json ? null : createProgress(false);
+        const onProgress = bar ? (p: ExperimentProgress) => bar.update(p.fraction, progressLabel(p), p.etaMs) : stderrProgress();
+        const onLog = bar ? (line: string) => bar.log(line) : (line: string) => process.stderr.write(`${line}\n`);
+        const controller = new AbortController();
+        const onSigint = () => {
+          onLog('cancelling the current run and stopping (Ctrl+C again to force quit)…');
+          process.removeListener('SIGINT', onSigint);
+          controller.abort();
+        };
+        process.on('SIGINT', onSigint);
+        await withEngine(opts.home, async (api) => {
+          let result;
+          try {
+            result = await runExperiment(api, suite, { onProgress, onLog, signal: controller.signal });
+          } catch (error) {
+            if (!(error instanceof ExperimentCancelled)) throw error;
+            const files = writeReport(dir, summarize(error.partial));
+            throw new CliError(`experiment cancelled; the table of what finished is in ${path.dirname(files[0])}`, EXIT.error);
+          } finally {
+            process.removeListener('SIGINT', onSigint);
+            bar?.stop();
+          }
+          const summary = summarize(result);
+          const files = writeReport(dir, summary);
+          out.result({ ...summary, out: dir, files }, () =>
+            [renderHuman(summary), '', `wall time ${(summary.wallMs / 60_000).toFixed(1)} min; table and curves in ${dir}`].join('\n'),
+          );
+          if (summary.failures.length) throw new CliError(`${summary.failures.length} run(s) failed; the table shows what finished`, EXIT.error);
+        });
+      }),
+    );
+}
