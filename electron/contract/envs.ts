@@ -53,3 +53,13 @@ export const EnvsAddMcpInput = z.strictObject({
   maxOutputChars: z.number().int().min(100).max(1_000_000).default(8_000),
 });
 export type EnvsAddMcpInput = z.infer<typeof EnvsAddMcpInput>;
+
+export const EnvsTasksInput = z.strictObject({
+  id: Id,
+  split: EnvSplit.optional(),
+  search: z.string().max(200).optional(),
+  limit: z.number().int().min(1).max(1000).default(200),
+  offset: z.number().int().min(0).default(0),
+});
+export const TaskRefShape = z.strictObject({ id: z.string(), split: EnvSplit, instruction: z.string() });
+export const EnvsTasksOutput = z.strictObject({ items: z.array(TaskRefShape), total: z.number().int() });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Empty, Ok } from './common';
-import { EnvDetail, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvSummary } from './envs';
+import { EnvDetail, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsTasksInput, EnvsTasksOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
@@ -41,6 +41,7 @@ export const methods = {
   'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
+  'envs.tasks': method(EnvsTasksInput, EnvsTasksOutput, "An environment's tasks per split (ids and instructions)"),
   'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { ContractError, RunConfig, type Job, type Run } from '../contract';
+import { ComputeError } from './compute/client';
 import type { EngineServices } from './services';
 import { checkpointDir } from './training';
 
@@ -9,16 +10,27 @@ import { checkpointDir } from './training';
  */
 export async function computeJob<T>(s: EngineServices, spec: { kind: Job['kind']; label: string; runId?: string }, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   let value: T | undefined;
+  let thrown: unknown;
   const job = s.jobs.enqueue({
     ...spec,
     run: async (ctx) => {
       ctx.progress(null, spec.label);
-      value = await work(ctx.signal);
+      try {
+        value = await work(ctx.signal);
+      } catch (error) {
+        thrown = error;
+        throw error;
+      }
     },
   });
   const done = await s.jobs.wait(job.id);
   if (done.state === 'cancelled') throw new ContractError('conflict', `${spec.label} was cancelled`);
-  if (done.state === 'failed') throw new ContractError('internal', `${spec.label} failed: ${done.error}`);
+  if (done.state === 'failed') {
+    // Settings this model or world cannot serve (a prompt longer than the context…) are the
+    // caller's to change: say so, instead of calling it an engine fault.
+    const byCaller = thrown instanceof ComputeError && (thrown.errorName === 'AlgorithmError' || thrown.errorName === 'OracleError');
+    throw new ContractError(byCaller ? 'invalid_input' : 'internal', `${spec.label} failed: ${done.error}`);
+  }
   return value as T;
 }
 

@@ -1,7 +1,7 @@
 import { ContractError, type EnvDetail, type EnvSummary } from '../contract';
 import { callTool } from './envs/oracle';
 import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './envs/registry';
-import type { JsonValue } from './envs/types';
+import { SPLITS, type JsonValue } from './envs/types';
 import type { HomePaths } from './home';
 import { addMcpServer } from './mcp-servers';
 import type { EnvCatalog, ToolCallResult } from './services';
@@ -28,6 +28,11 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
     async get(id): Promise<EnvDetail | null> {
       const env = await load(id);
       return env ? envDetail(env) : null;
+    },
+    async tasks(id, split) {
+      const env = await load(id);
+      if (!env) return null;
+      return (split ? [split] : SPLITS).flatMap((s) => env.tasks(s));
     },
     async addMcp(entry) {
       await addMcpServer(paths, entry);

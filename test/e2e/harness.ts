@@ -74,6 +74,11 @@ export const fixtureCatalog: EnvCatalog = {
   ids: () => [fixtureEnv.id],
   list: async () => [{ id: fixtureEnv.id, description: fixtureEnv.description, track: fixtureEnv.track, toolCount: fixtureEnv.toolCount, taskCounts: fixtureEnv.taskCounts }],
   get: async (id) => (id === fixtureEnv.id ? fixtureEnv : null),
+  tasks: async (id, split) => {
+    if (id !== fixtureEnv.id) return null;
+    const splits = split ? [split] : (['train', 'heldout', 'ood'] as const);
+    return splits.flatMap((s) => Array.from({ length: fixtureEnv.taskCounts[s] }, (_, i) => ({ id: `${s}-${i}`, split: s, instruction: `Fixture task ${i} (${s})` })));
+  },
   call: async (id, tool, args) => {
     if (id !== fixtureEnv.id) return null;
     if (tool === 'find_order' && args.orderId === '#W12') return { observation: '{"orderId":"#W12","status":"pending"}', ok: true, wallMs: 0.2 };

@@ -26,6 +26,15 @@ export const testCatalog: EnvCatalog = (() => {
     ids: () => [env.id],
     list: async () => [summary],
     get: async (id) => (id === env.id ? env : null),
+    tasks: async (id, split) => {
+      if (id !== env.id) return null;
+      const all = [
+        { id: 'echo-hello', split: 'train' as const, instruction: 'Echo hello' },
+        { id: 'echo-world', split: 'train' as const, instruction: 'Echo world' },
+        { id: 'echo-held', split: 'heldout' as const, instruction: 'Echo something new' },
+      ];
+      return split ? all.filter((t) => t.split === split) : all;
+    },
     // Echo is the whole tool: enough to prove the call crosses every transport.
     call: async (id, tool, args) => (id !== env.id ? null : tool === 'echo' ? { observation: String(args.text), ok: true, wallMs: 0 } : { observation: `Error: Tool '${tool}' not found`, ok: false, wallMs: 0 }),
   };

@@ -238,6 +238,17 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
   'evals.list': async (api) => expect((await api.call('evals.list', { runId: fixtures.policyRun })).items.length).toBeGreaterThan(0),
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
+  'envs.tasks': async (api) => {
+    expect(await api.call('envs.tasks', { id: 'contract-test', split: 'train' })).toEqual({
+      items: [
+        { id: 'echo-hello', split: 'train', instruction: 'Echo hello' },
+        { id: 'echo-world', split: 'train', instruction: 'Echo world' },
+      ],
+      total: 2,
+    });
+    expect((await api.call('envs.tasks', { id: 'contract-test', search: 'NEW' })).items.map((t) => t.id)).toEqual(['echo-held']);
+    await expect(api.call('envs.tasks', { id: 'nope' })).rejects.toMatchObject({ code: 'not_found' });
+  },
   'envs.addMcp': async (api) => {
     // The real MCP filesystem server over a folder in the data home, with a one-task file.
     const id = `fs-${Math.random().toString(36).slice(2, 8)}`;

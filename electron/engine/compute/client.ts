@@ -5,6 +5,8 @@ export class ComputeError extends Error {
   constructor(
     message: string,
     readonly cancelled = false,
+    /** The worker-side error class (e.g. AlgorithmError for settings that cannot work). */
+    readonly errorName?: string,
   ) {
     super(message);
     this.name = 'ComputeError';
@@ -69,7 +71,7 @@ export class ComputeClient {
       this.pending.delete(message.id);
       if (this.pending.size === 0) worker.unref(); // an idle worker must not keep a CLI process alive
       if (message.ok) waiter.resolve(message.value);
-      else waiter.reject(new ComputeError(message.error, message.cancelled));
+      else waiter.reject(new ComputeError(message.error, message.cancelled, message.errorName));
     });
     const failAll = (reason: string) => {
       if (this.worker === worker) this.worker = null;

@@ -26,5 +26,5 @@ export type ComputeOp = keyof ComputeOps;
 export type ComputeRequest = { type: 'request'; id: number; op: ComputeOp; input: unknown } | { type: 'cancel'; id: number };
 export type ComputeResponse =
   | { type: 'result'; id: number; ok: true; value: unknown }
-  | { type: 'result'; id: number; ok: false; error: string; cancelled?: boolean }
+  | { type: 'result'; id: number; ok: false; error: string; errorName?: string; cancelled?: boolean }
   | { type: 'event'; id: number; event: unknown };

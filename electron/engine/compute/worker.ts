@@ -51,7 +51,14 @@ port.on('message', async (request: ComputeRequest) => {
     const value = await handler(request.input, { signal: controller.signal, emit: (event) => post({ type: 'event', id: request.id, event }) });
     post({ type: 'result', id: request.id, ok: true, value });
   } catch (error) {
-    post({ type: 'result', id: request.id, ok: false, error: error instanceof Error ? error.message : String(error), cancelled: controller.signal.aborted });
+    post({
+      type: 'result',
+      id: request.id,
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+      errorName: error instanceof Error ? error.name : undefined,
+      cancelled: controller.signal.aborted,
+    });
   } finally {
     running.delete(request.id);
   }

@@ -2,7 +2,14 @@ import { ContractError } from '../../contract';
 import path from 'node:path';
 import type { HandlerGroup } from './types';
 
-export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.call' | 'envs.addMcp'> = (s) => ({
+export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp'> = (s) => ({
+  'envs.tasks': async ({ id, split, search, limit, offset }) => {
+    const all = await s.envs.tasks(id, split);
+    if (!all) throw new ContractError('not_found', `no environment "${id}"`);
+    const needle = search?.toLowerCase();
+    const matching = needle ? all.filter((t) => t.id.toLowerCase().includes(needle) || t.instruction.toLowerCase().includes(needle)) : all;
+    return { items: matching.slice(offset, offset + limit), total: matching.length };
+  },
   'envs.addMcp': async (input, ctx) => {
     const taskFile = path.resolve(input.taskFile);
     // A task file named from the workbench window must sit in the data home (quality.md: paths from the renderer).

@@ -17,7 +17,7 @@ const summary = (e: ModelEntry): ModelSummary => ({
 });
 
 /** How to load an export with common tools (shown in the Export view and the CLI). */
-export function loadSnippet(format: ExportFormat, outDir: string): string {
+export function loadSnippet(format: ExportFormat, outDir: string, files: ReadonlyArray<{ name: string }> = []): string {
   const dir = JSON.stringify(outDir);
   switch (format) {
     case 'hf':
@@ -27,7 +27,10 @@ export function loadSnippet(format: ExportFormat, outDir: string): string {
     case 'lora':
       return `from peft import PeftModel\nmodel = PeftModel.from_pretrained(base_model, ${dir})`;
     case 'gguf':
-      return `llama-cli -m ${JSON.stringify(path.join(outDir, 'model-f16.gguf'))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./model-f16.gguf)`;
+    {
+      const gguf = files.find((f) => f.name.endsWith('.gguf'))?.name ?? 'model-f16.gguf';
+      return `llama-cli -m ${JSON.stringify(path.join(outDir, gguf))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./${gguf})`;
+    }
   }
 }
 

@@ -17,7 +17,7 @@ export type NewExport = Omit<ExportRecord, 'id' | 'createdAt' | 'loadSnippet'>;
 export class ExportsRepo {
   constructor(
     private readonly db: Db,
-    private readonly snippet: (format: ExportFormat, outDir: string) => string,
+    private readonly snippet: (format: ExportFormat, outDir: string, files: ExportRecord['files']) => string,
   ) {}
 
   insert(e: NewExport, now = Date.now()): ExportRecord {
@@ -37,7 +37,7 @@ export class ExportsRepo {
       format: r.format,
       outDir: r.path,
       files: JSON.parse(r.files),
-      loadSnippet: this.snippet(r.format, r.path),
+      loadSnippet: this.snippet(r.format, r.path, JSON.parse(r.files)),
       createdAt: r.created_at,
     }));
   }

@@ -26,7 +26,7 @@ export class Store {
 
   constructor(
     readonly db: Db,
-    exportSnippet: (format: ExportFormat, outDir: string) => string = () => '',
+    exportSnippet: (format: ExportFormat, outDir: string, files: Array<{ name: string; bytes: number }>) => string = () => '',
   ) {
     this.runs = new RunsRepo(db);
     this.metrics = new MetricsRepo(db);
@@ -36,7 +36,7 @@ export class Store {
     this.evaluations = new EvaluationsRepo(db);
   }
 
-  static open(file: string, exportSnippet?: (format: ExportFormat, outDir: string) => string): Store {
+  static open(file: string, exportSnippet?: (format: ExportFormat, outDir: string, files: Array<{ name: string; bytes: number }>) => string): Store {
     return new Store(openDatabase(file), exportSnippet);
   }
 
