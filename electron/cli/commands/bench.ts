@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { benchGenerate, benchTrain, type PresetName } from '../../../native-models';
+import { benchLlamaCpp, type LlamaBenchResult } from '../../engine/models';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
@@ -10,6 +11,7 @@ interface BenchOptions extends CommonOptions {
   batch: string;
   seqLen: string;
   torch: boolean;
+  llama: boolean;
 }
 
 const PRESET_NAMES = ['nano', 'tiny', 'small'];
@@ -26,6 +28,7 @@ export function registerBench(program: Command): void {
     .option('--seq-len <n>', 'train sequence length', '256')
     .option('--threads <n>', 'threads for ORT and PyTorch (default: all cores)')
     .option('--no-torch', 'skip the PyTorch reference')
+    .option('--no-llama', 'skip the llama.cpp comparison (node-llama-cpp, a dev dependency)')
     .action(
       act<BenchOptions>(async (_args, opts, out) => {
         const presets = opts.presets.split(',').map((p) => p.trim());
@@ -49,10 +52,26 @@ export function registerBench(program: Command): void {
         });
         out.line('measuring generation with the KV cache…');
         const generate = await benchGenerate({ presets: presets as PresetName[], threads });
+        // Cost per generated token must stay flat as the context grows (the KV cache at work).
+        out.line('measuring decode speed at short and long context…');
+        const context: Awaited<ReturnType<typeof benchGenerate>> = [];
+        for (const name of presets) {
+          const maxContext = name === 'nano' ? 200 : 896;
+          for (const promptLen of [128, maxContext]) context.push(...(await benchGenerate({ presets: [name as PresetName], batches: [1], promptLen, newTokens: 32, threads })));
+        }
+        const llama: Array<LlamaBenchResult | { preset: string; error: string }> = [];
+        if (opts.llama) {
+          out.line('measuring batch-1 decode against llama.cpp on the same model (GGUF f32, 1 thread)…');
+          for (const name of presets) {
+            llama.push(await benchLlamaCpp({ preset: name as PresetName, ggufDtype: 'f32', threads: 1 }).catch((e: Error) => ({ preset: name, error: e.message })));
+          }
+        }
         const ratio = (r: (typeof train)[number]) => (r.torch && 'tokensPerSec' in r.torch ? r.tokensPerSec / r.torch.tokensPerSec : null);
         const figures = {
           train: train.map((r) => ({ ...r, ratioVsTorch: ratio(r) })),
           generate,
+          context,
+          llama,
         };
         out.result(figures, () =>
           [
@@ -72,7 +91,16 @@ export function registerBench(program: Command): void {
               ]),
             ]),
             '',
-            table([['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'RSS MB'], ...generate.map((g) => [g.preset, String(g.batch), String(g.promptLen), String(g.newTokens), g.tokensPerSec.toFixed(0), g.peakRssMb.toFixed(0)])]),
+            table([['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'RSS MB'], ...[...generate, ...context].map((g) => [g.preset, String(g.batch), String(g.promptLen), String(g.newTokens), g.tokensPerSec.toFixed(0), g.peakRssMb.toFixed(0)])]),
+            ...(llama.length
+              ? [
+                  '',
+                  table([
+                    ['PRESET', 'OURS TOK/S', 'LLAMA.CPP TOK/S', 'OURS/LLAMA.CPP'],
+                    ...llama.map((l) => ('error' in l ? [l.preset, '-', '-', `(${l.error.slice(0, 40)})`] : [l.preset, l.ours.tokensPerSec.toFixed(0), l.llamaCpp.tokensPerSec.toFixed(0), `${l.ratio.toFixed(2)}×`])),
+                  ]),
+                ]
+              : []),
           ].join('\n'),
         );
       }),
