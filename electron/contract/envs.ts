@@ -56,6 +56,8 @@ export type EnvsAddMcpInput = z.infer<typeof EnvsAddMcpInput>;
 
 export const EnvsTasksInput = z.strictObject({
   id: Id,
+  /** The tasks of this run's world (its world size and seed), rather than the environment's defaults. */
+  runId: Id.optional(),
   split: EnvSplit.optional(),
   search: z.string().max(200).optional(),
   limit: z.number().int().min(1).max(1000).default(200),

@@ -11,9 +11,9 @@ import type { EnvCatalog, ToolCallResult } from './services';
  * first use (some load benchmark files or spawn servers) and kept for the engine's life.
  */
 export function registryCatalog(paths: HomePaths): EnvCatalog {
-  const load = async (id: string) => {
+  const load = async (id: string, options: Record<string, unknown> = {}) => {
     try {
-      return await getEnv(id);
+      return await getEnv(id, options);
     } catch (error) {
       if (error instanceof UnknownEnvError) return null;
       throw new ContractError('internal', `environment "${id}" failed to load: ${(error as Error).message}`);
@@ -29,8 +29,8 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
       const env = await load(id);
       return env ? envDetail(env) : null;
     },
-    async tasks(id, split) {
-      const env = await load(id);
+    async tasks(id, split, options) {
+      const env = await load(id, options);
       if (!env) return null;
       return (split ? [split] : SPLITS).flatMap((s) => env.tasks(s));
     },

@@ -18,7 +18,7 @@ export interface EnvCatalog {
   list(): Promise<EnvSummary[]>;
   get(id: string): Promise<EnvDetail | null>;
   /** Task references of one split, or of all splits; null for an unknown env. */
-  tasks(id: string, split?: 'train' | 'heldout' | 'ood'): Promise<Array<{ id: string; split: 'train' | 'heldout' | 'ood'; instruction: string }> | null>;
+  tasks(id: string, split?: 'train' | 'heldout' | 'ood', options?: Record<string, unknown>): Promise<Array<{ id: string; split: 'train' | 'heldout' | 'ood'; instruction: string }> | null>;
   /** One tool call in a fresh episode (the GUI console); null for an unknown env. */
   call(id: string, tool: string, args: Record<string, unknown>, taskId?: string): Promise<ToolCallResult | null>;
   /** Add a user's MCP server + task file (absent in catalogs that cannot grow). */

@@ -11,7 +11,7 @@ import { tempHome } from '../helpers/engine';
 // Micro suite: one env, one seed, three methods, a few steps — the whole path through the engine.
 const micro: Suite = {
   name: 'micro',
-  envs: [{ ...SUITES.quick.envs[0], rollout: { ...SUITES.quick.envs[0].rollout, tasksPerStep: 2 } }],
+  envs: [{ ...SUITES.quick.envs[0], rollout: { ...SUITES.quick.envs[0].rollout, tasksPerStep: 2 }, sftSteps: undefined, evalLimit: undefined }],
   seeds: [3],
   methods: ['sft', 'grpo-real', 'envace'],
   sftSteps: 12,

@@ -48,6 +48,13 @@ const BUILTIN_ENVS: EnvRegistration[] = [
     create: async () => new (await import('./tau-retail/env')).TauRetailEnv(),
   },
   {
+    id: 'tau2-telecom',
+    description: 'tau2 telecom in solo mode: carrier + phone tools, 114 tech-support tasks (train 74 / heldout 40)',
+    track: 'pretrained',
+    options: [],
+    create: async () => new (await import('./telecom/env')).TelecomEnv(),
+  },
+  {
     id: 'household',
     description: 'seeded text household (ALFWorld-like): pick-and-place, clean/heat/cool, examine; two-object tasks ood',
     track: 'scratch',

@@ -31,12 +31,16 @@ export interface RunPlan {
   plannedSteps: number;
   /** Steps after the warm start (the budget compared across methods). */
   rlSteps: number;
+  /** SFT warm-start steps on this env (the SFT-only checkpoint). */
+  sftSteps: number;
+  /** Held-out tasks per evaluation on this env. */
+  evalLimit: number;
   evals: EvalPlan[];
   /** Reality-check rehearsed rollouts of the RL stage for the fidelity curve. */
   realityCheck: boolean;
 }
 
-function baseConfig(suite: Suite, plan: EnvPlan, seed: number): RunConfigInput {
+function baseConfig(plan: EnvPlan, seed: number, sftSteps: number): RunConfigInput {
   return {
     env: plan.env,
     worldSize: plan.worldSize,
@@ -46,9 +50,9 @@ function baseConfig(suite: Suite, plan: EnvPlan, seed: number): RunConfigInput {
     rollout: plan.rollout,
     optim: plan.optim,
     // World-model SFT: every method starts from a policy that has seen real observations.
-    sft: { steps: suite.sftSteps, worldModelLoss: true },
+    sft: { steps: sftSteps, worldModelLoss: true },
     // The SFT checkpoint (SFT-only row) and the last step are the ones evaluated.
-    checkpointEvery: suite.sftSteps,
+    checkpointEvery: sftSteps,
   };
 }
 
@@ -58,12 +62,12 @@ export function testTimeVariants(suite: Pick<Suite, 'testTime'>): Variant[] {
 
 /** The runs for one env and seed, in training order. */
 export function planRuns(suite: Suite, plan: EnvPlan, seed: number): RunPlan[] {
-  const base = baseConfig(suite, plan, seed);
-  const S = suite.sftSteps;
+  const S = plan.sftSteps ?? suite.sftSteps;
   const N = suite.rlSteps;
+  const base = baseConfig(plan, seed, S);
   const has = (m: Method) => suite.methods.includes(m);
   const runs: RunPlan[] = [];
-  const common = { env: plan.env, seed, rlSteps: N };
+  const common = { env: plan.env, seed, rlSteps: N, sftSteps: S, evalLimit: plan.evalLimit ?? suite.evalLimit };
   if (has('envace')) {
     const evals: EvalPlan[] = [{ variant: { method: 'envace', testTime: null }, at: 'last' }, ...testTimeVariants(suite).map((variant) => ({ variant, at: 'last' as const }))];
     if (has('sft')) evals.unshift({ variant: { method: 'sft', testTime: null }, at: 'sft' });

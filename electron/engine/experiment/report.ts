@@ -10,9 +10,9 @@ import { lineChart } from './svg';
 export interface ExperimentSummary {
   suite: string;
   seeds: number[];
-  sftSteps: number;
+  /** Per env: model, SFT warm-start steps and held-out tasks per evaluation. */
+  envs: Array<{ env: string; preset: string; sftSteps: number; evalLimit: number }>;
   rlSteps: number;
-  evalLimit: number;
   wallMs: number;
   spread: string;
   rows: TableRow[];
@@ -26,9 +26,8 @@ export function summarize(result: ExperimentResult): ExperimentSummary {
   return {
     suite: s.name,
     seeds: s.seeds,
-    sftSteps: s.sftSteps,
+    envs: s.envs.map((e) => ({ env: e.env, preset: e.preset, sftSteps: e.sftSteps ?? s.sftSteps, evalLimit: e.evalLimit ?? s.evalLimit })),
     rlSteps: s.rlSteps,
-    evalLimit: s.evalLimit,
     wallMs: result.wallMs,
     spread: SPREAD_NOTE,
     rows: aggregate(
@@ -56,7 +55,7 @@ export function charts(summary: ExperimentSummary): Array<{ file: string; svg: s
       file: `${env}-${kind}.svg`,
       svg: lineChart({
         title: `${env}: ${KIND_TITLES[kind]}`,
-        xLabel: `RL step (after ${summary.sftSteps} SFT steps)`,
+        xLabel: 'RL step (after the SFT warm start)',
         yLabel: kind === 'reward' ? 'reward' : 'similarity',
         series: summary.curves
           .filter((c) => c.env === env && c.kind === kind)

@@ -110,15 +110,13 @@ function runWatcher(api: WorkbenchApi) {
 const sumWhere = (series: MetricSeries | undefined, keep: (step: number) => boolean) =>
   series ? series.values.reduce((acc, v, i) => (keep(series.steps[i]) ? acc + v : acc), 0) : 0;
 
-export const methodLabel = (methods: Method[]) => methods.join(' + ');
-
 export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: RunnerHooks = {}): Promise<ExperimentResult> {
   checkSuite(suite);
   const log = hooks.onLog ?? (() => {});
   const plans = suite.envs.flatMap((env) => suite.seeds.flatMap((seed) => planRuns(suite, env, seed)));
   const result: ExperimentResult = { suite, startedAt: Date.now(), wallMs: 0, measurements: [], curves: [], failures: [] };
   const watcher = runWatcher(api);
-  const plannedTotal = plans.reduce((s, p) => s + p.plannedSteps, 0);
+  let plannedTotal = plans.reduce((s, p) => s + p.plannedSteps, 0);
   let stepsDone = 0;
   let current: { index: number; plan: RunPlan; runId: string } | null = null;
   const offProgress = api.on('run.progress', (p) => {
@@ -130,7 +128,7 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
       runs: plans.length,
       env: current.plan.env,
       seed: current.plan.seed,
-      label: methodLabel(current.plan.methods),
+      label: String(current.plan.config.algo),
       step: p.step,
       totalSteps: p.totalSteps,
       fraction: Math.min(1, done / plannedTotal),
@@ -143,20 +141,30 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
       if (cancelled()) throw new ExperimentCancelled(result);
       log(`[${index + 1}/${plans.length}] ${plan.env} seed ${plan.seed}: ${plan.config.algo}`);
       const run = await api.call('runs.create', { config: plan.config as never, start: true });
+      // The run's real length (an engine without the warm start trains fewer steps) keeps the ETA honest.
+      plannedTotal += run.totalSteps - plan.plannedSteps;
       current = { index, plan, runId: run.id };
       const onAbort = () => void api.call('runs.cancel', { id: run.id }).catch(() => {});
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       const status = await watcher.wait(run.id).finally(() => hooks.signal?.removeEventListener('abort', onAbort));
       current = null;
       const final = await api.call('runs.get', { id: run.id });
-      stepsDone += plan.plannedSteps;
+      stepsDone += run.totalSteps;
       if (status === 'cancelled' && cancelled()) throw new ExperimentCancelled(result);
       if (status !== 'completed') {
         result.failures.push({ env: plan.env, seed: plan.seed, methods: plan.methods, runId: run.id, error: final.error ?? `run ${status}` });
         log(`  ${status}: ${final.error ?? ''}`);
         continue;
       }
-      await collect(api, suite, plan, final.id, final.totalSteps, result, log, cancelled);
+      try {
+        await collect(api, suite, plan, final.id, final.totalSteps, result, log, cancelled);
+      } catch (error) {
+        if (error instanceof ExperimentCancelled) throw error;
+        // An evaluation the engine refuses loses this run's remaining rows, not the experiment.
+        const message = error instanceof Error ? error.message : String(error);
+        result.failures.push({ env: plan.env, seed: plan.seed, methods: plan.methods, runId: run.id, error: `evaluating: ${message}` });
+        log(`  evaluation failed: ${message}`);
+      }
     }
   } finally {
     offProgress();
@@ -184,9 +192,9 @@ async function collect(
   const byKey = new Map(series.map((s) => [s.key, s]));
   for (const e of plan.evals) {
     if (cancelled()) throw new ExperimentCancelled(result);
-    const step = e.at === 'sft' ? suite.sftSteps : totalSteps;
+    const step = e.at === 'sft' ? plan.sftSteps : totalSteps;
     const tt = e.variant.testTime;
-    const ev = await api.call('evals.run', { runId, step, split: 'heldout', limit: suite.evalLimit, rehearsals: tt?.rehearsals ?? 0, mode: tt?.mode ?? 'parallel', seed: plan.seed });
+    const ev = await api.call('evals.run', { runId, step, split: 'heldout', limit: plan.evalLimit, rehearsals: tt?.rehearsals ?? 0, mode: tt?.mode ?? 'parallel', seed: plan.seed });
     const inBudget = e.at === 'sft' ? (s: number) => s <= step : (s: number) => s >= rlFirst && s <= step;
     result.measurements.push({
       env: plan.env,

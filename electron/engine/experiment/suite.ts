@@ -26,6 +26,9 @@ export interface EnvPlan {
   /** Rollout knobs shared by every method on this env (k, tasksPerStep, turn and token limits). */
   rollout: NonNullable<RunConfigInput['rollout']>;
   optim: NonNullable<RunConfigInput['optim']>;
+  /** This env's SFT warm-start steps and held-out tasks per evaluation, when not the suite's. */
+  sftSteps?: number;
+  evalLimit?: number;
 }
 
 export interface Suite {
@@ -60,14 +63,21 @@ const retailNano: EnvPlan = {
   // The shape the algorithms tests train with: episodes that fit nano's 256-token context.
   rollout: { k: 2, tasksPerStep: 4, maxTurns: 3, maxTokensPerTurn: 64, maxObservationTokens: 24, temperature: 0.8, toolSchemas: 'none' },
   optim: { lr: 3e-3, warmupSteps: 2 },
+  // SFT on nano is cheap (~0.1 s a step): enough of it that held-out look-ups start to succeed.
+  sftSteps: 300,
+  evalLimit: 20,
 };
 
 const householdTiny: EnvPlan = {
   env: 'household',
   preset: 'tiny',
   worldSize: 3,
-  rollout: { k: 2, tasksPerStep: 2, maxTurns: 4, maxTokensPerTurn: 48, maxObservationTokens: 48, temperature: 0.8, toolSchemas: 'none' },
+  // Gold plans take 2–8 calls; six turns leave the shorter half solvable at tiny's cost per token.
+  rollout: { k: 2, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 40, maxObservationTokens: 40, temperature: 0.8, toolSchemas: 'none' },
   optim: { lr: 2e-3, warmupSteps: 2 },
+  // tiny costs ~1 s a step here on 2 busy cores; test-time rehearsal evaluations dominate the rest.
+  sftSteps: 100,
+  evalLimit: 8,
 };
 
 /**
@@ -81,7 +91,7 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
     seeds: [1, 2],
     methods: [...METHODS],
     sftSteps: 150,
-    rlSteps: 8,
+    rlSteps: 6,
     rwmlShare: 0.5,
     evalLimit: 12,
     testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 2, 4] },
@@ -91,8 +101,8 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
   full: {
     name: 'full',
     envs: [
-      { ...retailNano, preset: 'tiny', rollout: { ...retailNano.rollout, k: 4, maxTurns: 6, maxObservationTokens: 96 } },
-      { ...householdTiny, worldSize: 6, rollout: { ...householdTiny.rollout, k: 4, tasksPerStep: 4, maxTurns: 8 } },
+      { ...retailNano, preset: 'tiny', rollout: { ...retailNano.rollout, k: 4, maxTurns: 6, maxObservationTokens: 96 }, sftSteps: undefined, evalLimit: undefined },
+      { ...householdTiny, worldSize: 6, rollout: { ...householdTiny.rollout, k: 4, tasksPerStep: 4, maxTurns: 9 }, sftSteps: undefined, evalLimit: undefined },
     ],
     seeds: [1, 2, 3, 4, 5],
     methods: [...METHODS],
@@ -126,6 +136,10 @@ export function checkSuite(s: Suite): void {
   if (s.methods.includes('rwml') && s.rlSteps < 2) fail('RWML → grpo-real needs rlSteps ≥ 2 (one step per stage at least)');
   if (!(s.rwmlShare > 0 && s.rwmlShare < 1)) fail('rwmlShare must lie strictly between 0 and 1');
   if (!Number.isInteger(s.evalLimit) || s.evalLimit < 1) fail('evalLimit must be a positive integer');
+  for (const e of s.envs) {
+    if (e.sftSteps !== undefined && (!Number.isInteger(e.sftSteps) || e.sftSteps < 1)) fail(`${e.env}: sftSteps must be a positive integer`);
+    if (e.evalLimit !== undefined && (!Number.isInteger(e.evalLimit) || e.evalLimit < 1)) fail(`${e.env}: evalLimit must be a positive integer`);
+  }
   for (const n of s.testTime.rehearsals) if (!Number.isInteger(n) || n < 1 || n > 16) fail(`test-time rehearsals must be 1–16, got ${n}`);
 }
 

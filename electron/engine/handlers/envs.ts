@@ -1,10 +1,18 @@
 import { ContractError } from '../../contract';
 import path from 'node:path';
+import { envOptions } from '../algorithms/train';
 import type { HandlerGroup } from './types';
 
 export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp'> = (s) => ({
-  'envs.tasks': async ({ id, split, search, limit, offset }) => {
-    const all = await s.envs.tasks(id, split);
+  'envs.tasks': async ({ id, runId, split, search, limit, offset }) => {
+    let options: Record<string, unknown> | undefined;
+    if (runId !== undefined) {
+      const run = s.store.runs.get(runId);
+      if (!run) throw new ContractError('not_found', `no run with id ${runId}`);
+      if (run.env !== id) throw new ContractError('invalid_input', `run ${runId} trains on ${run.env}, not ${id}`);
+      options = envOptions(run.config);
+    }
+    const all = await s.envs.tasks(id, split, options);
     if (!all) throw new ContractError('not_found', `no environment "${id}"`);
     const needle = search?.toLowerCase();
     const matching = needle ? all.filter((t) => t.id.toLowerCase().includes(needle) || t.instruction.toLowerCase().includes(needle)) : all;

@@ -29,9 +29,9 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
   const [watch, setWatch] = useState<JobWatch | null>(null);
   const [error, setError] = useState<unknown>(null);
   const job = useJobWatch(watch);
-  // Task ids this run has met, as suggestions (the environment's task list is not in the contract).
-  const seen = useCall('trajectories.list', run ? { runId: run.id, limit: 500 } : null);
-  const suggestions = useMemo(() => [...new Set(seen.data?.items.map((r) => r.taskId) ?? [])].sort(), [seen.data]);
+  // Every task of this run's world (its world size and seed), as suggestions.
+  const tasks = useCall('envs.tasks', run ? { id: run.env, runId: run.id, limit: 1000 } : null);
+  const suggestions = useMemo(() => (tasks.data?.items ?? []).map((t) => t.id), [tasks.data]);
   const temp = Number(temperature);
   const valid = run !== undefined && taskId.trim() !== '' && Number.isFinite(temp) && temp >= 0 && temp <= 5;
 

@@ -6,7 +6,7 @@ import { SUITES, type Suite, SuiteError, checkSuite, rwmlSplit, suiteByName } fr
 const suite: Suite = {
   ...SUITES.quick,
   name: 'test',
-  envs: [SUITES.quick.envs[0]],
+  envs: [{ ...SUITES.quick.envs[0], sftSteps: undefined, evalLimit: undefined }],
   seeds: [7],
   sftSteps: 30,
   rlSteps: 6,
@@ -51,6 +51,13 @@ describe('planRuns', () => {
     expect(runs.slice(1).map((r) => r.evals.map((e) => variantKey(e.variant)))).toEqual([['grpo-real'], ['paw'], ['rwml']]);
   });
 
+  it('an env’s own SFT steps and eval limit win over the suite’s', () => {
+    const [run] = planRuns(suite, { ...suite.envs[0], sftSteps: 50, evalLimit: 4 }, 7);
+    expect(run).toMatchObject({ sftSteps: 50, evalLimit: 4, plannedSteps: 56 });
+    expect(RunConfig.parse(run.config)).toMatchObject({ sft: { steps: 50 }, checkpointEvery: 50 });
+    expect(runs[0]).toMatchObject({ sftSteps: 30, evalLimit: suite.evalLimit });
+  });
+
   it('without envace, SFT only gets its own sft run', () => {
     const only = planRuns({ ...suite, methods: ['sft', 'grpo-real'] }, suite.envs[0], 1);
     expect(only.map((r) => [r.config.algo, r.plannedSteps, r.rlSteps])).toEqual([
@@ -84,6 +91,7 @@ describe('suites', () => {
     expect(() => checkSuite({ ...suite, sftSteps: 0 })).toThrow(/sftSteps/);
     expect(() => checkSuite({ ...suite, rlSteps: 1 })).toThrow(/rlSteps ≥ 2/);
     expect(() => checkSuite({ ...suite, methods: ['bogus' as never] })).toThrow(/unknown method "bogus"/);
+    expect(() => checkSuite({ ...suite, envs: [{ ...suite.envs[0], sftSteps: 0 }] })).toThrow(/retail: sftSteps/);
     expect(() => checkSuite({ ...suite, testTime: { modes: ['parallel'], rehearsals: [0] } })).toThrow(/1–16/);
   });
 });
