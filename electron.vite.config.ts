@@ -2,8 +2,9 @@ import { defineConfig } from 'electron-vite';
 import path from 'node:path';
 import { rendererConfig } from './renderer/vite.config';
 
-// Native modules stay outside the bundle (electron-builder unpacks them from the asar).
-const external = ['better-sqlite3', 'onnxruntime-node', 'electron'];
+// Native modules stay outside the bundle (electron-builder unpacks them from the asar); the
+// llama.cpp bindings are a dev-only benchmark dependency, loaded on demand if present.
+const external = ['better-sqlite3', 'onnxruntime-node', 'electron', 'node-llama-cpp', /^@node-llama-cpp\//];
 
 export default defineConfig({
   main: {

@@ -12,7 +12,8 @@ const stages = [
   ['lint', [bin('eslint', 'bin/eslint.js'), '.']],
   ['typecheck (node side)', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit']],
   ['typecheck (renderer)', [bin('typescript', 'bin/tsc'), '-p', 'renderer/tsconfig.json', '--noEmit']],
-  ['build renderer', [bin('vite', 'bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']],
+  // The desktop bundles (main, preload, engine process, compute worker) and the renderer the e2e tests serve.
+  ['build (electron-vite)', [bin('electron-vite', 'bin/electron-vite.js'), 'build', '--logLevel', 'warn']],
   ['tests', [bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)]],
 ];
 
