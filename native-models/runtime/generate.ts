@@ -16,6 +16,8 @@ export interface GenerateOptions extends Partial<SamplingParams> {
   stopStrings?: readonly string[];
   decode?: (ids: number[]) => string;
   seed?: number;
+  /** Called after each model run and its sampling with that step's logits [B·V] (step 0 is the prefill): timing and diagnostics. */
+  onStep?: (step: number, logits: Float32Array) => void;
 }
 
 export interface Generation {
@@ -91,6 +93,7 @@ export class Generator {
         }
         return token;
       });
+      o.onStep?.(step, logits);
       for (let i = 0; i < c.nLayers; i++)
         for (const kind of ['key', 'value']) past[`past_key_values.${i}.${kind}`] = res[`present.${i}.${kind}`];
       ids = next.map((t) => [t]);

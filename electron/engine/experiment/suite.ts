@@ -61,11 +61,12 @@ const retailNano: EnvPlan = {
   preset: 'nano',
   worldSize: 5,
   // The shape the algorithms tests train with: episodes that fit nano's 256-token context.
-  rollout: { k: 2, tasksPerStep: 4, maxTurns: 3, maxTokensPerTurn: 64, maxObservationTokens: 24, temperature: 0.8, toolSchemas: 'none' },
+  rollout: { k: 2, tasksPerStep: 4, maxTurns: 3, maxTokensPerTurn: 96, maxObservationTokens: 32, temperature: 0.8, toolSchemas: 'none' },
   optim: { lr: 3e-3, warmupSteps: 2 },
-  // SFT on nano is cheap (~0.1 s a step): enough of it that held-out look-ups start to succeed.
-  sftSteps: 300,
-  evalLimit: 20,
+  // SFT on nano is cheap (~0.1 s a step); 400 steps is where the algorithms tests see the first
+  // held-out look-ups succeed.
+  sftSteps: 400,
+  evalLimit: 30,
 };
 
 const householdTiny: EnvPlan = {
@@ -76,7 +77,7 @@ const householdTiny: EnvPlan = {
   rollout: { k: 2, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 40, maxObservationTokens: 40, temperature: 0.8, toolSchemas: 'none' },
   optim: { lr: 2e-3, warmupSteps: 2 },
   // tiny costs ~1 s a step here on 2 busy cores; test-time rehearsal evaluations dominate the rest.
-  sftSteps: 100,
+  sftSteps: 150,
   evalLimit: 8,
 };
 
@@ -91,7 +92,7 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
     seeds: [1, 2],
     methods: [...METHODS],
     sftSteps: 150,
-    rlSteps: 6,
+    rlSteps: 8,
     rwmlShare: 0.5,
     evalLimit: 12,
     testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 2, 4] },

@@ -9,6 +9,7 @@ import { scoreChecklist } from '../checklist';
 import { replayExpert } from '../household/expert';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from '../mcp/connection';
 import { McpEpisode, type McpEpisodeOptions } from '../mcp/episode';
+import { GeneratedTaskSet } from '../task-set';
 import type { EnvCheck, ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { SANDBOX_ALIAS, Sandbox } from './sandbox';
 import { generateFilesTask, type FileExpectation } from './tasks';
@@ -75,7 +76,7 @@ export class FilesEnv implements ToolEnv {
   readonly fileCount: number;
   readonly limits: McpCallLimits;
   private readonly tasksPerSplit: number;
-  private readonly cache = new Map<Split, Task[]>();
+  private readonly taskSet: GeneratedTaskSet;
 
   private constructor(
     private readonly toolList: ToolSpec[],
@@ -84,6 +85,11 @@ export class FilesEnv implements ToolEnv {
     this.fileCount = opts.files ?? FILES_DEFAULTS.files;
     this.tasksPerSplit = opts.tasksPerSplit ?? FILES_DEFAULTS.tasksPerSplit;
     this.limits = { ...DEFAULT_CALL_LIMITS, ...(opts.limits ?? {}) };
+    this.taskSet = new GeneratedTaskSet(
+      this.tasksPerSplit,
+      (split, i) => generateFilesTask(split, i, { files: this.fileCount, envId: this.id }),
+      (id) => new Error(`files: no task "${id}"`),
+    );
   }
 
   /** Start the server once on an empty sandbox to read its tool list. */
@@ -111,24 +117,12 @@ export class FilesEnv implements ToolEnv {
     return this.toolList;
   }
 
-  private all(split: Split): Task[] {
-    let tasks = this.cache.get(split);
-    if (!tasks) {
-      tasks = Array.from({ length: this.tasksPerSplit }, (_, i) => generateFilesTask(split, i, { files: this.fileCount, envId: this.id }));
-      this.cache.set(split, tasks);
-    }
-    return tasks;
-  }
-
   tasks(split: Split): TaskRef[] {
-    return this.all(split).map((t) => ({ id: t.id, split: t.split, instruction: t.instruction }));
+    return this.taskSet.refs(split);
   }
 
   task(id: string): Task {
-    const split = id.split('-')[1] as Split;
-    const found = ['train', 'heldout', 'ood'].includes(split) ? this.all(split).find((t) => t.id === id) : undefined;
-    if (!found) throw new Error(`files: no task "${id}"`);
-    return found;
+    return this.taskSet.find(id);
   }
 
   /** A new sandbox and a new server per episode; the tree is fixed by the task, so the seed changes nothing. */

@@ -2,6 +2,7 @@
  * `household`: a seeded text world in the spirit of ALFWorld (rooms, receptacles, objects;
  * pick-and-place, clean/heat/cool-then-place, examine; two-object tasks out of distribution).
  */
+import { GeneratedTaskSet } from '../task-set';
 import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { HouseholdEpisode } from './episode';
 import { replayExpert } from './expert';
@@ -30,7 +31,7 @@ export class HouseholdEnv implements ToolEnv {
   readonly description = 'A text household: walk between receptacles, open, take, put, clean, heat, cool and examine objects.';
   readonly size: WorldSize;
   private readonly tasksPerSplit: number;
-  private readonly cache = new Map<Split, Task[]>();
+  private readonly taskSet: GeneratedTaskSet;
 
   constructor(opts: HouseholdOptions = {}) {
     this.size = { rooms: opts.rooms ?? HOUSEHOLD_DEFAULTS.rooms, objects: opts.objects ?? HOUSEHOLD_DEFAULTS.objects };
@@ -39,30 +40,23 @@ export class HouseholdEnv implements ToolEnv {
     if (!Number.isInteger(this.tasksPerSplit) || this.tasksPerSplit < 1) {
       throw new RangeError(`household: tasksPerSplit must be a positive integer, got ${opts.tasksPerSplit}`);
     }
+    this.taskSet = new GeneratedTaskSet(
+      this.tasksPerSplit,
+      (split, i) => generateTask(split, i, { size: this.size, envId: this.id }),
+      (id) => new UnknownTaskError(`household: no task "${id}"`),
+    );
   }
 
   tools(): ToolSpec[] {
     return HOUSEHOLD_TOOLS;
   }
 
-  private all(split: Split): Task[] {
-    let tasks = this.cache.get(split);
-    if (!tasks) {
-      tasks = Array.from({ length: this.tasksPerSplit }, (_, i) => generateTask(split, i, { size: this.size, envId: this.id }));
-      this.cache.set(split, tasks);
-    }
-    return tasks;
-  }
-
   tasks(split: Split): TaskRef[] {
-    return this.all(split).map((t) => ({ id: t.id, split: t.split, instruction: t.instruction }));
+    return this.taskSet.refs(split);
   }
 
   task(id: string): Task {
-    const split = id.split('-')[1] as Split;
-    const found = ['train', 'heldout', 'ood'].includes(split) ? this.all(split).find((t) => t.id === id) : undefined;
-    if (!found) throw new UnknownTaskError(`household: no task "${id}"`);
-    return found;
+    return this.taskSet.find(id);
   }
 
   /** The world is fixed by the task (its gold plan must stay valid); the seed therefore changes nothing. */
