@@ -1,15 +1,23 @@
 // Generation throughput with the KV cache (batch 1 and batch 16 by default): new tokens per second
-// over a fixed prompt, greedy, no early stop. Figures, never pass/fail.
+// over a fixed prompt, greedy, no early stop, with prefill and decode timed apart; optionally the
+// same decode in PyTorch on the identical weights and prompts. Figures, never pass/fail.
 import { PRESETS, type PresetName } from '../presets';
 import { Generator } from '../runtime/generate';
 import { initParams } from '../transformer/init';
+import { compareGreedy, runTorchGenerate, topTwoMargins } from './torch-generate';
 
 export interface GenerateBenchOptions {
   presets?: PresetName[];
   batches?: number[];
   promptLen?: number;
   newTokens?: number;
+  /** ORT intra-op threads and torch.set_num_threads; default: ORT's choice / all cores. */
   threads?: number;
+  /** Also run test/bench/torch_generate.py on the identical model and prompts (default false). */
+  torch?: boolean;
+  pythonPath?: string;
+  /** Leading steps whose greedy tokens are compared with PyTorch's (default 8). */
+  agreeSteps?: number;
 }
 
 export interface GenerateBenchResult {
@@ -20,11 +28,22 @@ export interface GenerateBenchResult {
   /** Prefill + decode wall time. */
   wallMs: number;
   tokensPerSec: number;
+  /** Prompt tokens over the time to the first sampled token (one model run over the prompt). */
+  prefillTokensPerSec: number;
+  /** Tokens 2..N over the time after the first; null when only one token is generated. */
+  decodeTokensPerSec: number | null;
   peakRssMb: number;
+  torch?: { prefillTokensPerSec: number; decodeTokensPerSec: number | null; peakRssMb: number } | { error: string };
+  /** Our decode tokens/s over PyTorch's. */
+  ratioVsTorch?: number;
+  /** Greedy tokens equal PyTorch's at every compared step (near ties excluded); see compareGreedy. */
+  tokensAgree?: boolean;
+  agreement?: { comparedSteps: number; matchedSteps: number };
 }
 
 export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<GenerateBenchResult[]> {
-  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, ...opts };
+  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, ...opts };
+  const threads = o.threads ?? (await import('node:os')).availableParallelism();
   const results: GenerateBenchResult[] = [];
   for (const name of o.presets) {
     const c = PRESETS[name];
@@ -32,12 +51,43 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
     const params = initParams(c, 0);
     for (const batch of o.batches) {
       const prompts = Array.from({ length: batch }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => (b * 37 + i * 11) % c.vocabSize));
-      await gen.generate(params, prompts, { maxNewTokens: 2, temperature: 0 }); // warm-up
+      // Warm-up, which also records our top-2 margins for the comparison with PyTorch (untimed).
+      const margins: number[][] = prompts.map(() => []);
+      const checkSteps = Math.min(o.agreeSteps, o.newTokens);
+      const check = await gen.generate(params, prompts, {
+        maxNewTokens: Math.max(2, checkSteps),
+        temperature: 0,
+        onStep: (step, logits) => step < checkSteps && topTwoMargins(logits, c.vocabSize).forEach((m, b) => margins[b].push(m)),
+      });
+      const stamps: number[] = [];
       const t0 = performance.now();
-      const out = await gen.generate(params, prompts, { maxNewTokens: o.newTokens, temperature: 0 });
+      const out = await gen.generate(params, prompts, { maxNewTokens: o.newTokens, temperature: 0, onStep: () => stamps.push(performance.now()) });
       const wallMs = performance.now() - t0;
       const generated = out.reduce((n, g) => n + g.tokens.length, 0);
-      results.push({ preset: name, batch, promptLen: o.promptLen, newTokens: o.newTokens, wallMs, tokensPerSec: generated / (wallMs / 1000), peakRssMb: process.resourceUsage().maxRSS / 1024 });
+      const decodeMs = stamps[stamps.length - 1] - stamps[0];
+      const result: GenerateBenchResult = {
+        preset: name,
+        batch,
+        promptLen: o.promptLen,
+        newTokens: o.newTokens,
+        wallMs,
+        tokensPerSec: generated / (wallMs / 1000),
+        prefillTokensPerSec: (batch * o.promptLen) / ((stamps[0] - t0) / 1000),
+        decodeTokensPerSec: stamps.length > 1 ? (batch * (stamps.length - 1)) / (decodeMs / 1000) : null,
+        peakRssMb: process.resourceUsage().maxRSS / 1024,
+      };
+      if (o.torch) {
+        const ref = runTorchGenerate({ config: c, params, prompts, newTokens: o.newTokens, threads, pythonPath: o.pythonPath });
+        if ('error' in ref) result.torch = ref;
+        else {
+          result.torch = { prefillTokensPerSec: ref.prefillTokensPerSec, decodeTokensPerSec: ref.decodeTokensPerSec, peakRssMb: ref.peakRssMb };
+          if (result.decodeTokensPerSec !== null && ref.decodeTokensPerSec) result.ratioVsTorch = result.decodeTokensPerSec / ref.decodeTokensPerSec;
+          const a = compareGreedy(check.map((g) => g.tokens), ref.tokens, margins);
+          result.tokensAgree = a.agree;
+          result.agreement = { comparedSteps: a.comparedSteps, matchedSteps: a.matchedSteps };
+        }
+      }
+      results.push(result);
     }
     await gen.release();
   }

@@ -1,3 +1,4 @@
+import { CheckpointSelect, RunSelect } from '../../components/RunCheckpointFields';
 import { useState, type FormEvent } from 'react';
 import type { MethodInput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
@@ -61,14 +62,30 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
           <tr>
             <th scope="col">Run · step</th>
             <th scope="col">Setting</th>
-            <th scope="col" className="numeric">Success</th>
-            <th scope="col" className="numeric" title="success minus the same evaluation without rehearsal">vs no rehearsal</th>
-            <th scope="col" className="numeric">Mean score</th>
-            <th scope="col" className="numeric">Invalid actions</th>
-            <th scope="col" className="numeric">Env calls / task</th>
-            <th scope="col" className="numeric">Tokens / task</th>
-            <th scope="col" className="numeric">Wall time</th>
-            <th scope="col" className="numeric" title="how close imagined observations were to the real ones">Fidelity</th>
+            <th scope="col" className="numeric">
+              Success
+            </th>
+            <th scope="col" className="numeric" title="success minus the same evaluation without rehearsal">
+              vs no rehearsal
+            </th>
+            <th scope="col" className="numeric">
+              Mean score
+            </th>
+            <th scope="col" className="numeric">
+              Invalid actions
+            </th>
+            <th scope="col" className="numeric">
+              Env calls / task
+            </th>
+            <th scope="col" className="numeric">
+              Tokens / task
+            </th>
+            <th scope="col" className="numeric">
+              Wall time
+            </th>
+            <th scope="col" className="numeric" title="how close imagined observations were to the real ones">
+              Fidelity
+            </th>
             <th scope="col">Tasks</th>
             <th scope="col">When</th>
           </tr>
@@ -83,9 +100,13 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
                 · step {e.step}
               </td>
               <td>{describeSetting(e)}</td>
-              <td className="numeric" data-col="success">{formatPercent(e.success)}</td>
+              <td className="numeric" data-col="success">
+                {formatPercent(e.success)}
+              </td>
               <td className="numeric">{formatPoints(rehearsalGain(e, items))}</td>
-              <td className="numeric" data-col="score">{formatPercent(e.meanScore)}</td>
+              <td className="numeric" data-col="score">
+                {formatPercent(e.meanScore)}
+              </td>
               <td className="numeric">{formatPercent(e.invalidActionRate)}</td>
               <td className="numeric">{formatNumber(e.envCallsPerTask)}</td>
               <td className="numeric">{formatNumber(e.tokensPerTask)}</td>
@@ -138,7 +159,16 @@ export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
     setWatch({ kind: 'evaluate', runId: run.id, since: Date.now() });
     setError(null);
     try {
-      await api.call('evals.run', { runId: run.id, ...(step === '' ? {} : { step: Number(step) }), split, ...(limitNumber === undefined ? {} : { limit: limitNumber }), rehearsals, mode, commit, seed });
+      await api.call('evals.run', {
+        runId: run.id,
+        ...(step === '' ? {} : { step: Number(step) }),
+        split,
+        ...(limitNumber === undefined ? {} : { limit: limitNumber }),
+        rehearsals,
+        mode,
+        commit,
+        seed,
+      });
       results.reload();
     } catch (e) {
       setError(e);
@@ -160,27 +190,8 @@ export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
       {run && (
         <form className="card eval-form" onSubmit={submit} data-testid="eval-form">
           <div className="filters">
-            <label className="field-inline">
-              <span>Run</span>
-              <select value={run.id} onChange={(e) => (setRunId(e.target.value), setStep(''))} data-testid="eval-run">
-                {candidates.map((r) => (
-                  <option key={r.id} value={r.id}>
-                    {r.name} ({r.env})
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="field-inline">
-              <span>Checkpoint</span>
-              <select value={step} onChange={(e) => setStep(e.target.value)}>
-                <option value="">latest (step {run.checkpoints.at(-1)!.step})</option>
-                {run.checkpoints.map((c) => (
-                  <option key={c.step} value={c.step}>
-                    step {c.step}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <RunSelect runs={candidates} value={run.id} onChange={(id) => (setRunId(id), setStep(''))} testId="eval-run" />
+            <CheckpointSelect run={run} value={step} onChange={setStep} />
             <label className="field-inline">
               <span>Split</span>
               <select value={split} onChange={(e) => setSplit(e.target.value as Split)} data-testid="eval-split">
@@ -191,13 +202,28 @@ export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
             </label>
             <label className="field-inline">
               <span>Tasks (max)</span>
-              <input type="text" inputMode="numeric" value={limit} onChange={(e) => setLimit(e.target.value)} placeholder="all" aria-invalid={limitOk ? undefined : true} data-testid="eval-limit" />
+              <input
+                type="text"
+                inputMode="numeric"
+                value={limit}
+                onChange={(e) => setLimit(e.target.value)}
+                placeholder="all"
+                aria-invalid={limitOk ? undefined : true}
+                data-testid="eval-limit"
+              />
             </label>
           </div>
           <div className="filters">
             <label className="field-inline">
               <span>Test-time rehearsals</span>
-              <input type="number" min={0} max={16} value={rehearsals} onChange={(e) => setRehearsals(Math.min(16, Math.max(0, Math.round(Number(e.target.value) || 0))))} data-testid="eval-rehearsals" />
+              <input
+                type="number"
+                min={0}
+                max={16}
+                value={rehearsals}
+                onChange={(e) => setRehearsals(Math.min(16, Math.max(0, Math.round(Number(e.target.value) || 0))))}
+                data-testid="eval-rehearsals"
+              />
             </label>
             {rehearsals > 0 && (
               <>
@@ -238,8 +264,12 @@ export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
         <h2 id="eval-results">Results</h2>
         {results.error ? <ErrorNotice error={results.error} onRetry={results.reload} /> : null}
         {results.data && results.data.items.length === 0 && <p className="muted">No evaluations yet.</p>}
-        {results.data && run && results.data.items.some((e) => e.runId === run.id) && <SuccessByStep items={results.data.items} runId={run.id} runName={run.name} />}
-        {results.data && results.data.items.length > 0 && <ResultsTable items={results.data.items} runNames={new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]))} />}
+        {results.data && run && results.data.items.some((e) => e.runId === run.id) && (
+          <SuccessByStep items={results.data.items} runId={run.id} runName={run.name} />
+        )}
+        {results.data && results.data.items.length > 0 && (
+          <ResultsTable items={results.data.items} runNames={new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]))} />
+        )}
       </section>
     </>
   );

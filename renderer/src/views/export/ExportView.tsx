@@ -1,3 +1,4 @@
+import { CheckpointSelect } from '../../components/RunCheckpointFields';
 import { useState, type FormEvent } from 'react';
 import { ExportFormat, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
@@ -8,7 +9,16 @@ import { formatBytes, formatDuration } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { useElapsed } from '../../hooks/useElapsed';
 import { useThrottledEvents } from '../../hooks/useEvents';
-import { buildExportInput, describeExportSource, exportableRuns, exportsFolder, formatInfo, resolveDestination, totalBytes, type ExportSource } from './export-form';
+import {
+  buildExportInput,
+  describeExportSource,
+  exportableRuns,
+  exportsFolder,
+  formatInfo,
+  resolveDestination,
+  totalBytes,
+  type ExportSource,
+} from './export-form';
 import { ExportResult } from './ExportResult';
 
 interface SourcePickerProps {
@@ -29,10 +39,21 @@ function SourcePicker({ candidates, models: modelItems, source, onChange, onShow
       <legend>Source</legend>
       <div className="segmented" role="radiogroup" aria-label="Export from">
         <label>
-          <input type="radio" name="source-kind" checked={kind === 'run'} onChange={() => onChange(candidates[0] ? { kind: 'run', runId: candidates[0].id, step: null } : null)} />a run's checkpoint
+          <input
+            type="radio"
+            name="source-kind"
+            checked={kind === 'run'}
+            onChange={() => onChange(candidates[0] ? { kind: 'run', runId: candidates[0].id, step: null } : null)}
+          />
+          a run's checkpoint
         </label>
         <label>
-          <input type="radio" name="source-kind" checked={kind === 'model'} onChange={() => (onShowModels(), onChange({ kind: 'model', model: modelItems[0]?.name ?? '' }))} />
+          <input
+            type="radio"
+            name="source-kind"
+            checked={kind === 'model'}
+            onChange={() => (onShowModels(), onChange({ kind: 'model', model: modelItems[0]?.name ?? '' }))}
+          />
           an imported model
         </label>
       </div>
@@ -57,17 +78,12 @@ function SourcePicker({ candidates, models: modelItems, source, onChange, onShow
               </select>
             </label>
             {run && source?.kind === 'run' && (
-              <label className="field-inline">
-                <span>Checkpoint</span>
-                <select value={source.step ?? ''} onChange={(e) => onChange({ ...source, step: e.target.value === '' ? null : Number(e.target.value) })} data-testid="export-step">
-                  <option value="">latest (step {run.checkpoints.at(-1)!.step})</option>
-                  {run.checkpoints.map((c) => (
-                    <option key={c.step} value={c.step}>
-                      step {c.step}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <CheckpointSelect
+                run={run}
+                value={source.step === null || source.step === undefined ? '' : String(source.step)}
+                onChange={(v) => onChange({ ...source, step: v === '' ? null : Number(v) })}
+                testId="export-step"
+              />
             )}
           </div>
         ))}
@@ -79,7 +95,11 @@ function SourcePicker({ candidates, models: modelItems, source, onChange, onShow
         ) : (
           <label className="field-inline">
             <span>Model</span>
-            <select value={source?.kind === 'model' ? source.model : ''} onChange={(e) => onChange({ kind: 'model', model: e.target.value })} data-testid="export-model">
+            <select
+              value={source?.kind === 'model' ? source.model : ''}
+              onChange={(e) => onChange({ kind: 'model', model: e.target.value })}
+              data-testid="export-model"
+            >
               {modelItems.map((m) => (
                 <option key={m.name} value={m.name}>
                   {m.name} ({m.architecture}, {m.paramCount.toLocaleString('en-US')} parameters)
@@ -100,8 +120,8 @@ function EarlierExports({ items }: { items: ExportRecord[] }) {
         <li key={record.id}>
           <details>
             <summary>
-              <span className="badge badge-neutral">{record.format}</span> {describeExportSource(record)} · {record.files.length} files · {formatBytes(totalBytes(record.files))} ·{' '}
-              <RelativeTime time={record.createdAt} />
+              <span className="badge badge-neutral">{record.format}</span> {describeExportSource(record)} · {record.files.length} files ·{' '}
+              {formatBytes(totalBytes(record.files))} · <RelativeTime time={record.createdAt} />
             </summary>
             <ExportResult record={record} />
           </details>
@@ -135,7 +155,9 @@ export function ExportView({ runId }: { runId?: string }) {
   const firstRun = candidates.find((r) => r.id === runId) ?? candidates[0];
   const firstModel = models.data?.items[0]?.name;
   const effective: ExportSource | null =
-    source?.kind === 'model' && source.model === '' && firstModel ? { kind: 'model', model: firstModel } : (source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null));
+    source?.kind === 'model' && source.model === '' && firstModel
+      ? { kind: 'model', model: firstModel }
+      : (source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null));
   const dataHome = info.data?.dataHome;
   const destination = dataHome ? resolveDestination(dataHome, folder) : null;
   const ready = effective !== null && (effective.kind === 'run' || effective.model !== '') && destination?.ok === true && startedAt === null;
@@ -198,7 +220,14 @@ export function ExportView({ runId }: { runId?: string }) {
             <legend>Destination</legend>
             <label className="field-inline">
               <span>Folder name</span>
-              <input type="text" value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="new folder, named for you" aria-invalid={destination?.ok === false ? true : undefined} data-testid="export-folder-name" />
+              <input
+                type="text"
+                value={folder}
+                onChange={(e) => setFolder(e.target.value)}
+                placeholder="new folder, named for you"
+                aria-invalid={destination?.ok === false ? true : undefined}
+                data-testid="export-folder-name"
+              />
             </label>
             {destination?.ok === false && (
               <p className="knob-issue" role="alert">
@@ -213,8 +242,8 @@ export function ExportView({ runId }: { runId?: string }) {
                   as <code>{destination.outDir}</code>
                 </>
               ) : null}
-              . From the workbench window exports stay in the data home; a folder picker anywhere on disk arrives with the desktop app's native dialog, and{' '}
-              <code>envace export --out DIR</code> writes anywhere today.
+              . From the workbench window exports stay in the data home; a folder picker anywhere on disk arrives with the desktop app's native
+              dialog, and <code>envace export --out DIR</code> writes anywhere today.
             </p>
             <label className="start-toggle">
               <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
@@ -235,7 +264,11 @@ export function ExportView({ runId }: { runId?: string }) {
         </form>
         <section className="card" aria-labelledby="export-result-title">
           <h2 id="export-result-title">Result</h2>
-          {result ? <ExportResult record={result} /> : <p className="muted">{startedAt !== null ? 'The files appear here when the export finishes.' : 'Run an export to see what it wrote.'}</p>}
+          {result ? (
+            <ExportResult record={result} />
+          ) : (
+            <p className="muted">{startedAt !== null ? 'The files appear here when the export finishes.' : 'Run an export to see what it wrote.'}</p>
+          )}
         </section>
       </div>
       <section className="stack" aria-labelledby="earlier-exports">

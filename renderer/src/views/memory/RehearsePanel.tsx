@@ -1,3 +1,4 @@
+import { CheckpointSelect, RunSelect } from '../../components/RunCheckpointFields';
 import { useMemo, useState, type FormEvent } from 'react';
 import type { MethodOutput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
@@ -41,7 +42,16 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
     setWatch({ kind: 'rehearse', runId: run.id, since: Date.now() });
     setError(null);
     try {
-      onDone(await api.call('memories.rehearse', { runId: run.id, ...(step === '' ? {} : { step: Number(step) }), taskId: taskId.trim(), rehearsals, mode, temperature: temp }));
+      onDone(
+        await api.call('memories.rehearse', {
+          runId: run.id,
+          ...(step === '' ? {} : { step: Number(step) }),
+          taskId: taskId.trim(),
+          rehearsals,
+          mode,
+          temperature: temp,
+        }),
+      );
     } catch (e) {
       setError(e);
     } finally {
@@ -52,37 +62,27 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
   if (runs.error) return <ErrorNotice error={runs.error} onRetry={runs.reload} />;
   if (!runs.data) return <Loading what="runs" />;
   if (candidates.length === 0) {
-    return <p className="muted" data-testid="rehearse-no-runs">Private rehearsals need a trained policy: train a run until it writes a checkpoint, then rehearse its tasks here.</p>;
+    return (
+      <p className="muted" data-testid="rehearse-no-runs">
+        Private rehearsals need a trained policy: train a run until it writes a checkpoint, then rehearse its tasks here.
+      </p>
+    );
   }
   return (
     <form className="rehearse-form" onSubmit={submit} data-testid="rehearse-form">
       <div className="filters">
-        <label className="field-inline">
-          <span>Run</span>
-          <select value={run?.id ?? ''} onChange={(e) => (setRunId(e.target.value), setStep(''))} data-testid="rehearse-run">
-            {candidates.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.name} ({r.env})
-              </option>
-            ))}
-          </select>
-        </label>
-        {run && (
-          <label className="field-inline">
-            <span>Checkpoint</span>
-            <select value={step} onChange={(e) => setStep(e.target.value)}>
-              <option value="">latest (step {run.checkpoints.at(-1)!.step})</option>
-              {run.checkpoints.map((c) => (
-                <option key={c.step} value={c.step}>
-                  step {c.step}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
+        <RunSelect runs={candidates} value={run?.id ?? ''} onChange={(id) => (setRunId(id), setStep(''))} testId="rehearse-run" />
+        {run && <CheckpointSelect run={run} value={step} onChange={setStep} />}
         <label className="field-inline">
           <span>Task</span>
-          <input type="text" value={taskId} onChange={(e) => setTaskId(e.target.value)} list="rehearse-task-ids" placeholder="task id" data-testid="rehearse-task" />
+          <input
+            type="text"
+            value={taskId}
+            onChange={(e) => setTaskId(e.target.value)}
+            list="rehearse-task-ids"
+            placeholder="task id"
+            data-testid="rehearse-task"
+          />
           <datalist id="rehearse-task-ids">
             {suggestions.map((id) => (
               <option key={id} value={id} />
@@ -93,11 +93,21 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
       <div className="filters">
         <label className="field-inline">
           <span>Rehearsals</span>
-          <input type="number" min={1} max={16} value={rehearsals} onChange={(e) => setRehearsals(Math.min(16, Math.max(1, Math.round(Number(e.target.value) || 1))))} data-testid="rehearse-count" />
+          <input
+            type="number"
+            min={1}
+            max={16}
+            value={rehearsals}
+            onChange={(e) => setRehearsals(Math.min(16, Math.max(1, Math.round(Number(e.target.value) || 1))))}
+            data-testid="rehearse-count"
+          />
         </label>
         <fieldset className="segmented" aria-label="Rehearsal mode">
           {(['parallel', 'sequential'] as const).map((m) => (
-            <label key={m} title={m === 'parallel' ? 'independent rehearsals from the same prompt' : 'each rehearsal sees the memory of the ones before'}>
+            <label
+              key={m}
+              title={m === 'parallel' ? 'independent rehearsals from the same prompt' : 'each rehearsal sees the memory of the ones before'}
+            >
               <input type="radio" name="rehearse-mode" checked={mode === m} onChange={() => setMode(m)} />
               {m}
             </label>
@@ -105,7 +115,13 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
         </fieldset>
         <label className="field-inline">
           <span>Temperature</span>
-          <input type="text" inputMode="decimal" value={temperature} onChange={(e) => setTemperature(e.target.value)} aria-invalid={Number.isFinite(temp) && temp >= 0 && temp <= 5 ? undefined : true} />
+          <input
+            type="text"
+            inputMode="decimal"
+            value={temperature}
+            onChange={(e) => setTemperature(e.target.value)}
+            aria-invalid={Number.isFinite(temp) && temp >= 0 && temp <= 5 ? undefined : true}
+          />
         </label>
         <button type="submit" className="button button-primary" disabled={!valid || watch !== null} data-testid="rehearse-submit">
           Rehearse privately
