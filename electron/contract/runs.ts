@@ -97,6 +97,7 @@ export const RunConfig = z.strictObject({
     .prefault({}),
   sft: z
     .strictObject({
+      /** SFT warm-start steps before any RL method (required by sft+envace); for algo 'sft', `steps` counts. */
       steps: z.number().int().min(0).default(0),
       demonstrations: z.enum(['expert', 'file']).default('expert'),
       demonstrationsFile: z.string().max(4096).optional(),
@@ -151,9 +152,12 @@ export const RunsCreateInput = z.strictObject({
 });
 export const RunsForkInput = z.strictObject({ id: Id, fromStep: Step, name: Name.optional() });
 
-/** Training steps of the whole run: chains add their first stage's steps to `steps`. */
+/**
+ * Training steps of the whole run: an RL method's SFT warm start (`sft.steps`) and a chain's first
+ * stage come before its `steps` (electron/engine/algorithms/train.ts planStages lays them out).
+ */
 export function plannedSteps(config: RunConfig): number {
-  if (config.algo === 'sft+envace') return config.sft.steps + config.steps;
-  if (config.algo === 'rwml+grpo-real') return config.rwml.stageSteps + config.steps;
-  return config.steps;
+  const warmStart = config.algo === 'sft' ? 0 : config.sft.steps;
+  const worldModel = config.algo === 'rwml+grpo-real' ? config.rwml.stageSteps : 0;
+  return warmStart + worldModel + config.steps;
 }

@@ -43,7 +43,9 @@ afterAll(async () => {
 describe('envace experiment, micro suite end to end', () => {
   it('trains the planned runs and measures every variant once', () => {
     expect(result.failures).toEqual([]);
-    const keys = result.measurements.map((m) => `${m.variant.method}${m.variant.testTime ? `+${m.variant.testTime.mode}${m.variant.testTime.rehearsals}` : ''}`);
+    const keys = result.measurements.map(
+      (m) => `${m.variant.method}${m.variant.testTime ? `+${m.variant.testTime.mode}${m.variant.testTime.rehearsals}` : ''}`,
+    );
     expect(keys).toEqual(['sft', 'envace', 'envace+sequential1', 'grpo-real']);
     const rows = summarize(result).rows;
     expect(rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'envace + TT sequential N=1']);
@@ -60,7 +62,12 @@ describe('envace experiment, micro suite end to end', () => {
       const stored = items.find((e) => e.runId === m.runId && e.step === m.step && e.rehearsals === (m.variant.testTime?.rehearsals ?? 0));
       expect(stored, `${m.variant.method} eval`).toBeDefined();
       expect(stored!.tasks).toBe(micro.evalLimit);
-      expect([m.success, m.meanScore, m.envCallsPerTask, m.fidelity]).toEqual([stored!.success, stored!.meanScore, stored!.envCallsPerTask, stored!.fidelity]);
+      expect([m.success, m.meanScore, m.envCallsPerTask, m.fidelity]).toEqual([
+        stored!.success,
+        stored!.meanScore,
+        stored!.envCallsPerTask,
+        stored!.fidelity,
+      ]);
     }
     const envace = result.measurements.find((m) => m.variant.method === 'envace' && !m.variant.testTime)!;
     const grpo = result.measurements.find((m) => m.variant.method === 'grpo-real')!;
@@ -73,7 +80,9 @@ describe('envace experiment, micro suite end to end', () => {
     // Evaluation rollouts are stored under the run too; the evaluations name them.
     const evalRollouts = new Set(items.flatMap((e) => e.perTask.map((t) => t.rolloutId)));
     const rollouts = async (runId: string, fromStep: number) =>
-      (await api.call('trajectories.list', { runId, limit: 1000 })).items.filter((r) => !evalRollouts.has(r.id) && r.step !== null && r.step >= fromStep);
+      (await api.call('trajectories.list', { runId, limit: 1000 })).items.filter(
+        (r) => !evalRollouts.has(r.id) && r.step !== null && r.step >= fromStep,
+      );
     const envaceRl = await rollouts(envace.runId, micro.sftSteps + 1);
     expect(envaceRl.length).toBeGreaterThan(0);
     expect(envaceRl.every((r) => r.mode === 'rehearse' && r.envCalls === 0)).toBe(true);

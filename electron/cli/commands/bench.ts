@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { benchGenerate, benchTrain, type PresetName } from '../../../native-models';
+import { type GenerateBenchResult, benchGenerate, benchTrain, type PresetName } from '../../../native-models';
 import { benchLlamaCpp, type LlamaBenchResult } from '../../engine/models';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
@@ -16,9 +16,16 @@ interface BenchOptions extends CommonOptions {
 
 const PRESET_NAMES = ['nano', 'tiny', 'small'];
 
+function torchDecodeCell(t: GenerateBenchResult['torch']): string {
+  if (!t) return '-';
+  if ('error' in t) return `(${t.error.slice(0, 30)})`;
+  return t.decodeTokensPerSec === null ? '-' : t.decodeTokensPerSec.toFixed(0);
+}
+
 /**
  * `envace bench`: figures measured side by side in one run (train-step tokens/s, MFU against the
- * GEMM peak of this run, the PyTorch reference ratio, generation tokens/s), never pass/fail.
+ * GEMM peak of this run, the PyTorch reference ratio, generation tokens/s with prefill and decode
+ * apart and their PyTorch KV-cache reference), never pass/fail.
  */
 export function registerBench(program: Command): void {
   leaf(program.command('bench').description('performance figures: train step vs PyTorch, MFU, generation with the KV cache'))
@@ -50,8 +57,8 @@ export function registerBench(program: Command): void {
           threads,
           torch: opts.torch,
         });
-        out.line('measuring generation with the KV cache…');
-        const generate = await benchGenerate({ presets: presets as PresetName[], threads });
+        out.line(`measuring generation with the KV cache (batch 1 and 16); PyTorch decode reference ${opts.torch ? 'on' : 'off'}…`);
+        const generate = await benchGenerate({ presets: presets as PresetName[], threads, torch: opts.torch });
         // Cost per generated token must stay flat as the context grows (the KV cache at work).
         out.line('measuring decode speed at short and long context…');
         const context: Awaited<ReturnType<typeof benchGenerate>> = [];
@@ -91,7 +98,22 @@ export function registerBench(program: Command): void {
               ]),
             ]),
             '',
-            table([['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'RSS MB'], ...[...generate, ...context].map((g) => [g.preset, String(g.batch), String(g.promptLen), String(g.newTokens), g.tokensPerSec.toFixed(0), g.peakRssMb.toFixed(0)])]),
+            table([
+              ['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'PREFILL TOK/S', 'DECODE TOK/S', 'RSS MB', 'TORCH DECODE TOK/S', 'OURS/TORCH', 'TOKENS AGREE'],
+              ...[...generate, ...context].map((g) => [
+                g.preset,
+                String(g.batch),
+                String(g.promptLen),
+                String(g.newTokens),
+                g.tokensPerSec.toFixed(0),
+                g.prefillTokensPerSec.toFixed(0),
+                g.decodeTokensPerSec === null ? '-' : g.decodeTokensPerSec.toFixed(0),
+                g.peakRssMb.toFixed(0),
+                torchDecodeCell(g.torch),
+                g.ratioVsTorch === undefined ? '-' : `${g.ratioVsTorch.toFixed(2)}×`,
+                g.agreement ? `${g.tokensAgree ? 'yes' : 'NO'} (${g.agreement.matchedSteps}/${g.agreement.comparedSteps})` : '-',
+              ]),
+            ]),
             ...(llama.length
               ? [
                   '',

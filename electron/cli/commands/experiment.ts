@@ -15,7 +15,12 @@ interface ExperimentOptions extends CommonOptions {
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-const eta = (ms: number | null) => (ms === null ? '…' : ms < 60_000 ? `${Math.round(ms / 1000)}s` : `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`);
+const eta = (ms: number | null) =>
+  ms === null
+    ? '…'
+    : ms < 60_000
+      ? `${Math.round(ms / 1000)}s`
+      : `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 
 export function progressLabel(p: ExperimentProgress): string {
   return `[${p.run}/${p.runs}] ${p.env} seed ${p.seed} · ${p.label} · step ${p.step}/${p.totalSteps}`;

@@ -24,13 +24,17 @@ import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';
 
-/** The stages of a run and the global steps each owns. */
+/**
+ * The stages of a run and the global steps each owns. Any RL method with `sft.steps` > 0 starts
+ * with that SFT warm start, so methods compared on one budget share the same starting point.
+ */
 export function planStages(c: RunConfig): Stage[] {
   const parts: Array<[Stage['algo'], number]> = [];
+  if (c.algo !== 'sft' && c.sft.steps > 0) parts.push(['sft', c.sft.steps]);
   switch (c.algo) {
     case 'sft+envace':
       if (c.sft.steps < 1) throw new AlgorithmError('sft+envace needs sft.steps ≥ 1');
-      parts.push(['sft', c.sft.steps], ['envace', c.steps]);
+      parts.push(['envace', c.steps]);
       break;
     case 'rwml+grpo-real':
       if (c.rwml.stageSteps < 1) throw new AlgorithmError('rwml+grpo-real needs rwml.stageSteps ≥ 1');

@@ -107,6 +107,14 @@ export function meanCurves(curves: readonly Curve[]): MeanCurve[] {
     for (const c of group) c.steps.forEach((s, i) => Number.isFinite(c.values[i]) && atStep.set(s, [...(atStep.get(s) ?? []), c.values[i]]));
     const steps = [...atStep.keys()].sort((a, b) => a - b);
     const { env, kind, method, source } = group[0];
-    return { env, kind, method, source, seeds: new Set(group.map((c) => c.seed)).size, steps, values: steps.map((s) => meanStd(atStep.get(s)!)!.mean) };
+    return {
+      env,
+      kind,
+      method,
+      source,
+      seeds: new Set(group.map((c) => c.seed)).size,
+      steps,
+      values: steps.map((s) => meanStd(atStep.get(s)!)!.mean),
+    };
   });
 }

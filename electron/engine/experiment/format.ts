@@ -31,7 +31,14 @@ function byEnv(rows: readonly TableRow[]): Map<string, TableRow[]> {
 
 function aligned(cells: string[][]): string {
   const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => [...row[c]].length)));
-  return cells.map((row) => row.map((cell, c) => cell + ' '.repeat(widths[c] - [...cell].length)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((row) =>
+      row
+        .map((cell, c) => cell + ' '.repeat(widths[c] - [...cell].length))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export const SPREAD_NOTE = 'mean ± sample std over seeds (n − 1); one seed shows the mean alone';

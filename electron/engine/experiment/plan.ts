@@ -57,7 +57,9 @@ function baseConfig(plan: EnvPlan, seed: number, sftSteps: number): RunConfigInp
 }
 
 export function testTimeVariants(suite: Pick<Suite, 'testTime'>): Variant[] {
-  return suite.testTime.modes.flatMap((mode) => suite.testTime.rehearsals.map((rehearsals) => ({ method: 'envace' as const, testTime: { mode, rehearsals } })));
+  return suite.testTime.modes.flatMap((mode) =>
+    suite.testTime.rehearsals.map((rehearsals) => ({ method: 'envace' as const, testTime: { mode, rehearsals } })),
+  );
 }
 
 /** The runs for one env and seed, in training order. */
@@ -69,11 +71,29 @@ export function planRuns(suite: Suite, plan: EnvPlan, seed: number): RunPlan[] {
   const runs: RunPlan[] = [];
   const common = { env: plan.env, seed, rlSteps: N, sftSteps: S, evalLimit: plan.evalLimit ?? suite.evalLimit };
   if (has('envace')) {
-    const evals: EvalPlan[] = [{ variant: { method: 'envace', testTime: null }, at: 'last' }, ...testTimeVariants(suite).map((variant) => ({ variant, at: 'last' as const }))];
+    const evals: EvalPlan[] = [
+      { variant: { method: 'envace', testTime: null }, at: 'last' },
+      ...testTimeVariants(suite).map((variant) => ({ variant, at: 'last' as const })),
+    ];
     if (has('sft')) evals.unshift({ variant: { method: 'sft', testTime: null }, at: 'sft' });
-    runs.push({ ...common, methods: ['envace'], config: { ...base, algo: 'sft+envace', steps: N }, plannedSteps: S + N, evals, realityCheck: suite.fidelityEvery > 0 });
+    runs.push({
+      ...common,
+      methods: ['envace'],
+      config: { ...base, algo: 'sft+envace', steps: N },
+      plannedSteps: S + N,
+      evals,
+      realityCheck: suite.fidelityEvery > 0,
+    });
   } else if (has('sft')) {
-    runs.push({ ...common, methods: ['sft'], config: { ...base, algo: 'sft', steps: S }, plannedSteps: S, rlSteps: 0, evals: [{ variant: { method: 'sft', testTime: null }, at: 'last' }], realityCheck: false });
+    runs.push({
+      ...common,
+      methods: ['sft'],
+      config: { ...base, algo: 'sft', steps: S },
+      plannedSteps: S,
+      rlSteps: 0,
+      evals: [{ variant: { method: 'sft', testTime: null }, at: 'last' }],
+      realityCheck: false,
+    });
   }
   const rl = (method: Method, config: RunConfigInput, plannedSteps: number): RunPlan => ({
     ...common,

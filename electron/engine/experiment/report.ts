@@ -67,7 +67,8 @@ export function charts(summary: ExperimentSummary): Array<{ file: string; svg: s
 
 export function renderHuman(summary: ExperimentSummary): string {
   const lines = [renderText(summary.rows)];
-  if (summary.failures.length) lines.push('', 'failed runs:', ...summary.failures.map((f) => `  ${f.env} seed ${f.seed} ${f.methods.join('+')}: ${f.error}`));
+  if (summary.failures.length)
+    lines.push('', 'failed runs:', ...summary.failures.map((f) => `  ${f.env} seed ${f.seed} ${f.methods.join('+')}: ${f.error}`));
   return lines.join('\n');
 }
 

@@ -140,7 +140,7 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
     for (const [index, plan] of plans.entries()) {
       if (cancelled()) throw new ExperimentCancelled(result);
       log(`[${index + 1}/${plans.length}] ${plan.env} seed ${plan.seed}: ${plan.config.algo}`);
-      const run = await api.call('runs.create', { config: plan.config as never, start: true });
+      const run = await api.call('runs.create', { config: plan.config, start: true });
       // The run's real length (an engine without the warm start trains fewer steps) keeps the ETA honest.
       plannedTotal += run.totalSteps - plan.plannedSteps;
       current = { index, plan, runId: run.id };
@@ -194,7 +194,15 @@ async function collect(
     if (cancelled()) throw new ExperimentCancelled(result);
     const step = e.at === 'sft' ? plan.sftSteps : totalSteps;
     const tt = e.variant.testTime;
-    const ev = await api.call('evals.run', { runId, step, split: 'heldout', limit: plan.evalLimit, rehearsals: tt?.rehearsals ?? 0, mode: tt?.mode ?? 'parallel', seed: plan.seed });
+    const ev = await api.call('evals.run', {
+      runId,
+      step,
+      split: 'heldout',
+      limit: plan.evalLimit,
+      rehearsals: tt?.rehearsals ?? 0,
+      mode: tt?.mode ?? 'parallel',
+      seed: plan.seed,
+    });
     const inBudget = e.at === 'sft' ? (s: number) => s <= step : (s: number) => s >= rlFirst && s <= step;
     result.measurements.push({
       env: plan.env,
@@ -214,13 +222,24 @@ async function collect(
       trainEnvCallsTotal: sumWhere(byKey.get('env_calls'), (s) => s <= step),
       trainWallMs: sumWhere(byKey.get('step_ms'), (s) => s <= step),
     });
-    log(`  eval ${e.variant.method}${tt ? ` + ${tt.rehearsals} ${tt.mode} rehearsals` : ''} @ step ${step}: success ${ev.success.toFixed(3)}, score ${ev.meanScore.toFixed(3)}`);
+    log(
+      `  eval ${e.variant.method}${tt ? ` + ${tt.rehearsals} ${tt.mode} rehearsals` : ''} @ step ${step}: success ${ev.success.toFixed(3)}, score ${ev.meanScore.toFixed(3)}`,
+    );
   }
   const method = plan.methods[0];
   const rlCurve = (s: MetricSeries | undefined, kind: Curve['kind']) => {
     if (!s) return;
     const idx = s.steps.map((step, i) => [step, i] as const).filter(([step]) => step >= rlFirst);
-    if (idx.length) result.curves.push({ env: plan.env, seed: plan.seed, method, kind, source: s.key, steps: idx.map(([step]) => step - rlFirst + 1), values: idx.map(([, i]) => s.values[i]) });
+    if (idx.length)
+      result.curves.push({
+        env: plan.env,
+        seed: plan.seed,
+        method,
+        kind,
+        source: s.key,
+        steps: idx.map(([step]) => step - rlFirst + 1),
+        values: idx.map(([, i]) => s.values[i]),
+      });
   };
   if (plan.rlSteps > 0) {
     rlCurve(byKey.get('reward'), 'reward');

@@ -102,8 +102,20 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
   full: {
     name: 'full',
     envs: [
-      { ...retailNano, preset: 'tiny', rollout: { ...retailNano.rollout, k: 4, maxTurns: 6, maxObservationTokens: 96 }, sftSteps: undefined, evalLimit: undefined },
-      { ...householdTiny, worldSize: 6, rollout: { ...householdTiny.rollout, k: 4, tasksPerStep: 4, maxTurns: 9 }, sftSteps: undefined, evalLimit: undefined },
+      {
+        ...retailNano,
+        preset: 'tiny',
+        rollout: { ...retailNano.rollout, k: 4, maxTurns: 6, maxObservationTokens: 96 },
+        sftSteps: undefined,
+        evalLimit: undefined,
+      },
+      {
+        ...householdTiny,
+        worldSize: 6,
+        rollout: { ...householdTiny.rollout, k: 4, tasksPerStep: 4, maxTurns: 9 },
+        sftSteps: undefined,
+        evalLimit: undefined,
+      },
     ],
     seeds: [1, 2, 3, 4, 5],
     methods: [...METHODS],

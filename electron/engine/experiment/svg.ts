@@ -80,7 +80,9 @@ export function lineChart(spec: ChartSpec): string {
     if (s.points.length === 1) out.push(`<circle cx="${num(px(s.points[0][0]))}" cy="${num(py(s.points[0][1]))}" r="3" fill="${color}"/>`);
     const ly = MARGIN.top + 8 + i * 18;
     const lx = MARGIN.left + plotW + 14;
-    out.push(`<g class="legend"><line x1="${lx}" y1="${ly}" x2="${lx + 18}" y2="${ly}" stroke="${color}" stroke-width="2"/><text x="${lx + 24}" y="${ly + 4}">${escapeXml(s.name)}</text></g>`);
+    out.push(
+      `<g class="legend"><line x1="${lx}" y1="${ly}" x2="${lx + 18}" y2="${ly}" stroke="${color}" stroke-width="2"/><text x="${lx + 24}" y="${ly + 4}">${escapeXml(s.name)}</text></g>`,
+    );
   });
   out.push('</svg>');
   return out.join('\n');

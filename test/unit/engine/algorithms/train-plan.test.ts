@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfig } from '../../../../electron/contract';
+import { plannedSteps, RunConfig } from '../../../../electron/contract';
 import { planStages, rolloutSettings } from '../../../../electron/engine/algorithms/train';
 import { AlgorithmError } from '../../../../electron/engine/algorithms/errors';
 
@@ -19,6 +19,27 @@ describe('planStages', () => {
       ['rwml', 1, 4],
       ['grpo-real', 5, 6],
     ]);
+  });
+
+  it('every RL method starts with the SFT warm start when sft.steps > 0, and the run counts it', () => {
+    for (const algo of ['grpo-real', 'envace', 'paw', 'envace-no-rehearse-loss'] as const) {
+      const c = cfg({ algo, steps: 4, sft: { steps: 6 } });
+      expect(planStages(c).map((s) => [s.algo, s.first, s.last])).toEqual([
+        ['sft', 1, 6],
+        [algo, 7, 10],
+      ]);
+      expect(plannedSteps(c)).toBe(10);
+    }
+    const chain = cfg({ algo: 'rwml+grpo-real', steps: 2, sft: { steps: 3 }, rwml: { stageSteps: 4 } });
+    expect(planStages(chain).map((s) => [s.algo, s.first, s.last])).toEqual([
+      ['sft', 1, 3],
+      ['rwml', 4, 7],
+      ['grpo-real', 8, 9],
+    ]);
+    expect(plannedSteps(chain)).toBe(9);
+    // Plain SFT counts `steps`; sft.steps is the warm start of RL methods only.
+    expect(planStages(cfg({ algo: 'sft', steps: 5, sft: { steps: 9 } }))).toEqual([{ algo: 'sft', first: 1, last: 5 }]);
+    expect(plannedSteps(cfg({ algo: 'sft', steps: 5, sft: { steps: 9 } }))).toBe(5);
   });
 
   it('a chain with an empty first stage is refused', () => {

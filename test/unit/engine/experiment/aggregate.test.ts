@@ -97,7 +97,16 @@ describe('variantOrder and labels', () => {
 });
 
 describe('meanCurves', () => {
-  const curve = (over: Partial<Curve>): Curve => ({ env: 'retail', seed: 1, method: 'envace', kind: 'reward', source: 'reward', steps: [], values: [], ...over });
+  const curve = (over: Partial<Curve>): Curve => ({
+    env: 'retail',
+    seed: 1,
+    method: 'envace',
+    kind: 'reward',
+    source: 'reward',
+    steps: [],
+    values: [],
+    ...over,
+  });
 
   it('averages seeds step by step; a step only one seed reached keeps that seed’s value', () => {
     const out = meanCurves([

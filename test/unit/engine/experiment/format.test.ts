@@ -29,7 +29,11 @@ describe('formatStat', () => {
 });
 
 describe('renderText and renderMarkdown', () => {
-  const rows = [row({}), row({ variant: 'grpo-real', label: 'grpo-real | x', trainEnvCalls: { mean: 120, std: null, n: 1 } }), row({ env: 'household', n: 0, success: null })];
+  const rows = [
+    row({}),
+    row({ variant: 'grpo-real', label: 'grpo-real | x', trainEnvCalls: { mean: 120, std: null, n: 1 } }),
+    row({ env: 'household', n: 0, success: null }),
+  ];
 
   it('the text table has one block per env, a header and one line per row, columns aligned', () => {
     const text = renderText(rows);

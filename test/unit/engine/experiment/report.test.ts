@@ -29,7 +29,13 @@ const m = (over: Partial<Measurement>): Measurement => ({
   ...over,
 });
 
-const suite = { ...SUITES.quick, envs: [SUITES.quick.envs[0]], seeds: [1], methods: ['envace', 'grpo-real'] as const, testTime: { modes: ['parallel' as const], rehearsals: [2] } };
+const suite = {
+  ...SUITES.quick,
+  envs: [SUITES.quick.envs[0]],
+  seeds: [1],
+  methods: ['envace', 'grpo-real'] as const,
+  testTime: { modes: ['parallel' as const], rehearsals: [2] },
+};
 const result: ExperimentResult = {
   suite: { ...suite, methods: [...suite.methods] },
   startedAt: 0,

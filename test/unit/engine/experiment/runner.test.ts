@@ -33,7 +33,8 @@ function fakeApi(script: {
           const outcome = script.outcome?.(config) ?? 'completed';
           runs.set(id, { config, totalSteps, error: outcome === 'failed' ? 'out of memory' : null });
           setTimeout(() => {
-            for (let step = 1; step <= totalSteps; step++) emit('run.progress', { runId: id, step, totalSteps, fraction: step / totalSteps, etaMs: null, phase: 'train' });
+            for (let step = 1; step <= totalSteps; step++)
+              emit('run.progress', { runId: id, step, totalSteps, fraction: step / totalSteps, etaMs: null, phase: 'train' });
             if (outcome !== 'hold') emit('run.status', { runId: id, status: outcome, error: runs.get(id)!.error });
           }, 0);
           return { id, totalSteps };
@@ -49,13 +50,24 @@ function fakeApi(script: {
           const r = runs.get(input.runId as string)!;
           const steps = Array.from({ length: r.totalSteps }, (_, i) => i + 1);
           const series = (key: string, f: (s: number) => number) => ({ key, steps, values: steps.map(f), min: [], max: [], total: steps.length });
-          return { runId: input.runId, series: [series('env_calls', (s) => envCalls(r.config, s, r.totalSteps)), series('step_ms', () => 100), series('reward', (s) => s / 100)] };
+          return {
+            runId: input.runId,
+            series: [series('env_calls', (s) => envCalls(r.config, s, r.totalSteps)), series('step_ms', () => 100), series('reward', (s) => s / 100)],
+          };
         }
         case 'evals.run': {
           const r = runs.get(input.runId as string)!;
           const err = script.evalError?.(r.config, input.rehearsals as number);
           if (err) throw new ContractError('not_available', err);
-          return { success: input.step === r.totalSteps ? 0.5 : 0.25, meanScore: 0.6, invalidActionRate: 0.1, envCallsPerTask: 2, tokensPerTask: 40, wallMs: 300, fidelity: (input.rehearsals as number) > 0 ? 0.7 : null };
+          return {
+            success: input.step === r.totalSteps ? 0.5 : 0.25,
+            meanScore: 0.6,
+            invalidActionRate: 0.1,
+            envCallsPerTask: 2,
+            tokensPerTask: 40,
+            wallMs: 300,
+            fidelity: (input.rehearsals as number) > 0 ? 0.7 : null,
+          };
         }
         case 'trajectories.list':
           return { items: [], total: 0 };
@@ -102,7 +114,10 @@ describe('runExperiment over the contract', () => {
   });
 
   it('marks runs the engine trained without the SFT stage and reports progress over the whole experiment', async () => {
-    const api = fakeApi({ totalSteps: (c) => (c.algo === 'grpo-real' ? c.steps! : c.algo === 'rwml+grpo-real' ? c.steps! + c.rwml!.stageSteps! : c.sft!.steps! + c.steps!) });
+    const api = fakeApi({
+      totalSteps: (c) =>
+        c.algo === 'grpo-real' ? c.steps! : c.algo === 'rwml+grpo-real' ? c.steps! + c.rwml!.stageSteps! : c.sft!.steps! + c.steps!,
+    });
     const progress: ExperimentProgress[] = [];
     const result = await runExperiment(api, SUITE, { onProgress: (p) => progress.push(p) });
     const grpo = result.measurements.find((m) => m.variant.method === 'grpo-real')!;
@@ -114,7 +129,10 @@ describe('runExperiment over the contract', () => {
   });
 
   it('a failed run or a refused evaluation is recorded and the experiment goes on', async () => {
-    const api = fakeApi({ outcome: (c) => (c.algo === 'grpo-real' ? 'failed' : 'completed'), evalError: (c, n) => (c.algo === 'sft+envace' && n > 0 ? 'no rehearsal here' : null) });
+    const api = fakeApi({
+      outcome: (c) => (c.algo === 'grpo-real' ? 'failed' : 'completed'),
+      evalError: (c, n) => (c.algo === 'sft+envace' && n > 0 ? 'no rehearsal here' : null),
+    });
     const result = await runExperiment(api, SUITE);
     expect(result.failures).toEqual([
       { env: 'retail', seed: 1, methods: ['envace'], runId: 'run-1', error: 'evaluating: no rehearsal here' },

@@ -24,8 +24,21 @@ describe('lineChart', () => {
     width: 400,
     height: 300,
     series: [
-      { name: 'envace', points: [[1, 0], [2, 0.5], [3, 1]] },
-      { name: 'grpo-real', points: [[1, 1], [3, 0.5]] },
+      {
+        name: 'envace',
+        points: [
+          [1, 0],
+          [2, 0.5],
+          [3, 1],
+        ],
+      },
+      {
+        name: 'grpo-real',
+        points: [
+          [1, 1],
+          [3, 0.5],
+        ],
+      },
       { name: 'paw', points: [[2, 0.25]] },
     ],
   });
@@ -42,7 +55,10 @@ describe('lineChart', () => {
   });
 
   it('maps the data range onto the plot: min x at the left axis, max y at the top', () => {
-    const first = svg.match(/<polyline[^>]*points="([^"]+)"/)![1].split(' ').map((p) => p.split(',').map(Number));
+    const first = svg
+      .match(/<polyline[^>]*points="([^"]+)"/)![1]
+      .split(' ')
+      .map((p) => p.split(',').map(Number));
     // Left margin 56, plot width 400 − 56 − 170 = 174; top margin 36, plot height 300 − 36 − 44 = 220.
     expect(first[0]).toEqual([56, 256]); // (1, 0): left edge, bottom
     expect(first[1]).toEqual([143, 146]); // (2, 0.5): middle
