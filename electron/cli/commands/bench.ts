@@ -59,12 +59,13 @@ export function registerBench(program: Command): void {
         });
         out.line(`measuring generation with the KV cache (batch 1 and 16); PyTorch decode reference ${opts.torch ? 'on' : 'off'}…`);
         const generate = await benchGenerate({ presets: presets as PresetName[], threads, torch: opts.torch });
-        // Cost per generated token must stay flat as the context grows (the KV cache at work).
+        // Cost per generated token must stay flat as the context grows (the KV cache at work); PyTorch
+        // at the same contexts shows how much of any growth attention itself explains.
         out.line('measuring decode speed at short and long context…');
         const context: Awaited<ReturnType<typeof benchGenerate>> = [];
         for (const name of presets) {
           const maxContext = name === 'nano' ? 200 : 896;
-          for (const promptLen of [128, maxContext]) context.push(...(await benchGenerate({ presets: [name as PresetName], batches: [1], promptLen, newTokens: 32, threads })));
+          for (const promptLen of [128, maxContext]) context.push(...(await benchGenerate({ presets: [name as PresetName], batches: [1], promptLen, newTokens: 32, threads, torch: opts.torch })));
         }
         const llama: Array<LlamaBenchResult | { preset: string; error: string }> = [];
         if (opts.llama) {
