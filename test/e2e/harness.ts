@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import type { EnvDetail } from '../../electron/contract';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { EnvDetail, WorkbenchApi } from '../../electron/contract';
+import { createEngine, type Engine } from '../../electron/engine/host';
+import { inProcessClient } from '../../electron/engine/in-process';
 import type { EnvCatalog } from '../../electron/engine/services';
+import { serve, type RunningServer } from '../../electron/server';
 
 /** What the web-mode e2e needs besides the app: the built renderer, Chromium, a fixed environment. */
 
@@ -85,3 +89,47 @@ export const fixtureCatalog: EnvCatalog = {
     return { observation: `Error: no order ${String(args.orderId)}`, ok: false, wallMs: 0.1 };
   },
 };
+
+export interface OpenWorkbench {
+  home: string;
+  engine: Engine;
+  api: WorkbenchApi;
+  server: RunningServer;
+  browser: Browser;
+  page: Page;
+  /** Uncaught errors in the page; a flow should end with none. */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The usual e2e setup: a real engine on a fresh data home, web mode serving the built renderer,
+ * and one Chromium page (light theme) collecting page errors.
+ */
+export async function openWorkbench(prefix: string): Promise<OpenWorkbench> {
+  ensureRendererBuilt();
+  fs.mkdirSync(shots, { recursive: true });
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const engine = createEngine({ home });
+  const server = await serve({ engine, staticDir });
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return {
+    home,
+    engine,
+    api: inProcessClient(engine),
+    server,
+    browser,
+    page,
+    pageErrors,
+    async close() {
+      await browser.close();
+      await server.close();
+      await engine.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -2,46 +2,34 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../electron/contract';
-import { createEngine, type Engine } from '../../electron/engine/host';
-import { inProcessClient } from '../../electron/engine/in-process';
-import { serve, type RunningServer } from '../../electron/server';
+import type { Engine } from '../../electron/engine/host';
+import type { RunningServer } from '../../electron/server';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
-import { ensureRendererBuilt, launchChromium, shots, staticDir } from './harness';
+import { openWorkbench, shots, type OpenWorkbench } from './harness';
 
 /**
  * Web mode over the engine as shipped: export a real checkpoint as a Hugging Face folder, and
  * add the real MCP filesystem server as an environment, then call one of its tools by hand.
  */
 
+let wb: OpenWorkbench;
 let home: string;
 let engine: Engine;
 let api: WorkbenchApi;
 let server: RunningServer;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 beforeAll(async () => {
-  ensureRendererBuilt();
-  fs.mkdirSync(shots, { recursive: true });
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'envace-e2e-export-'));
-  engine = createEngine({ home });
-  api = inProcessClient(engine);
-  server = await serve({ engine, staticDir });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
-  page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  wb = await openWorkbench('envace-e2e-export-');
+  ({ home, engine, api, server, page, pageErrors } = wb);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await engine?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
+  await wb?.close();
 });
 
 describe('Export view', () => {

@@ -1,16 +1,14 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../electron/contract';
-import { createEngine, type Engine } from '../../electron/engine/host';
-import { inProcessClient } from '../../electron/engine/in-process';
-import { serve, type RunningServer } from '../../electron/server';
+import type { Engine } from '../../electron/engine/host';
+import type { RunningServer } from '../../electron/server';
 import { formatPercent } from '../../renderer/src/format/units';
 import { formatPoints } from '../../renderer/src/views/evaluate/eval-table';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
-import { ensureRendererBuilt, launchChromium, shots, staticDir } from './harness';
+import { openWorkbench, shots, type OpenWorkbench } from './harness';
 
 /**
  * Web mode with a real policy checkpoint (random weights, a real tokenizer) on the built-in mock
@@ -18,36 +16,24 @@ import { ensureRendererBuilt, launchChromium, shots, staticDir } from './harness
  * a real run with the edit, and evaluate with and without test-time rehearsal.
  */
 
-let home: string;
+let wb: OpenWorkbench;
 let engine: Engine;
 let api: WorkbenchApi;
 let server: RunningServer;
-let browser: Browser;
 let page: Page;
 let runId: string;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 const TASK = 'create_task_1';
 
 beforeAll(async () => {
-  ensureRendererBuilt();
-  fs.mkdirSync(shots, { recursive: true });
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'envace-e2e-rehearsal-'));
-  engine = createEngine({ home });
-  api = inProcessClient(engine);
-  server = await serve({ engine, staticDir });
+  wb = await openWorkbench('envace-e2e-rehearsal-');
+  ({ engine, api, server, page, pageErrors } = wb);
   const rollout = { maxTurns: 2, maxTokensPerTurn: 12, maxObservationTokens: 24, k: 2, toolSchemas: 'none' as const };
   ({ runId } = await seedCheckpointedRun(engine, { env: 'mock', name: 'rehearsal policy', model: { preset: 'nano' }, rollout }, ['create a task for the user', 'get_users', 'update_task_status']));
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
-  page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await engine?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
+  await wb?.close();
 });
 
 describe('rehearsal in web mode', () => {
