@@ -161,3 +161,16 @@ export function plannedSteps(config: RunConfig): number {
   const worldModel = config.algo === 'rwml+grpo-real' ? config.rwml.stageSteps : 0;
   return warmStart + worldModel + config.steps;
 }
+
+export const PreflightCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.string() });
+export const RunsPreflightInput = z.strictObject({ config: RunConfig });
+/** What the engine can tell about a run before it starts (workbench.md "New run"). */
+export const RunsPreflightOutput = z.strictObject({
+  ok: z.boolean(),
+  checks: z.array(PreflightCheck),
+  params: z.number().int().nullable(),
+  /** Weights, gradients, AdamW moments and one micro-batch's activations, in bytes (an estimate). */
+  memoryEstimateBytes: z.number().nullable(),
+  taskCounts: z.strictObject({ train: z.number().int(), heldout: z.number().int(), ood: z.number().int() }).nullable(),
+  plannedSteps: z.number().int(),
+});

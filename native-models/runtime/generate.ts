@@ -3,7 +3,7 @@
 // which is what a policy-gradient ratio needs as π_old.
 import { compileGraph } from '../graph/passes';
 import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
-import { buildDecodeGraph } from '../transformer/graphs';
+import { buildDecodeGraph, buildResidentDecodeGraph } from '../transformer/graphs';
 import type { Params } from '../transformer/init';
 import { type SamplingParams, logSoftmax, sampleToken, seededRandom } from './sampling';
 import { type CompiledSession, type SessionOptions, createSession, ort } from './session';
@@ -31,18 +31,32 @@ export class GenerateError extends Error {
   override readonly name = 'GenerateError';
 }
 
+/**
+ * How decode steps hold the key/value cache. `resident`: fixed-capacity buffers that stay on the JS
+ * side, each step returns only its new key/value, written in place (cost per token flat in the
+ * context). `growing`: the exported model's interface, the whole cache out and back in every step.
+ */
+export type KvCacheMode = 'resident' | 'growing';
+
 export class Generator {
   private constructor(
     readonly config: ModelConfig,
     private readonly compiled: CompiledSession,
+    private readonly resident: CompiledSession | undefined,
   ) {}
 
-  static async create(config: ModelConfig, session: SessionOptions = {}): Promise<Generator> {
-    return new Generator(config, await createSession(compileGraph(buildDecodeGraph(config)), session));
+  static async create(config: ModelConfig, session: SessionOptions = {}, kvCache: KvCacheMode = 'resident'): Promise<Generator> {
+    const prefill = await createSession(compileGraph(buildDecodeGraph(config)), session);
+    const resident = kvCache === 'resident' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
+    return new Generator(config, prefill, resident);
   }
 
   get provider(): string {
     return this.compiled.provider;
+  }
+
+  get kvCache(): KvCacheMode {
+    return this.resident ? 'resident' : 'growing';
   }
 
   async generate(params: Params, prompts: number[][], o: GenerateOptions): Promise<Generation[]> {
@@ -61,25 +75,23 @@ export class Generator {
     }
     // Left padding: every row's last prompt token sits at the end of the prefill.
     const mask: number[][] = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...p.map(() => 1)]);
-    let ids = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...p]);
-    let positions = mask.map((row) => row.map((_, t) => Math.max(0, row.slice(0, t + 1).reduce((a, b) => a + b, 0) - 1)));
-    const past: Record<string, ort.Tensor> = {};
+    const ids = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...p]);
+    const positions = mask.map((row) => row.map((_, t) => Math.max(0, row.slice(0, t + 1).reduce((a, b) => a + b, 0) - 1)));
+    const emptyPast: Record<string, ort.Tensor> = {};
     for (let i = 0; i < c.nLayers; i++)
-      for (const kind of ['key', 'value']) past[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [B, KV, 0, D]);
+      for (const kind of ['key', 'value']) emptyPast[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [B, KV, 0, D]);
+    const prefill = await this.compiled.session.run({ ...paramFeeds, ...emptyPast, input_ids: i64(ids), position_ids: i64(positions), attention_mask: i64(mask) });
+    // The last generated token is never fed back, so the cache never holds more than this.
+    const capacity = P0 + o.maxNewTokens - 1;
+    const cache: DecodeCache = this.resident
+      ? new ResidentCache(this.resident.session, c, paramFeeds, prefill, mask, capacity)
+      : new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
+    let logits = prefill.logits.data as Float32Array;
+    let lastPositions = positions.map((row) => row[row.length - 1]);
     const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
     const active = prompts.map(() => true);
-    for (let step = 0; step < o.maxNewTokens && active.some(Boolean); step++) {
-      const T = ids[0].length;
-      const i64 = (rows: number[][], width: number) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), [B, width]);
-      const res = await this.compiled.session.run({
-        ...paramFeeds,
-        ...past,
-        input_ids: i64(ids, T),
-        position_ids: i64(positions, T),
-        attention_mask: i64(mask, mask[0].length),
-      });
+    for (let step = 0; ; step++) {
       const V = c.vocabSize;
-      const logits = res.logits.data as Float32Array;
       const next = prompts.map((_, b) => {
         if (!active[b]) return 0;
         const row = logits.subarray(b * V, (b + 1) * V);
@@ -94,11 +106,9 @@ export class Generator {
         return token;
       });
       o.onStep?.(step, logits);
-      for (let i = 0; i < c.nLayers; i++)
-        for (const kind of ['key', 'value']) past[`past_key_values.${i}.${kind}`] = res[`present.${i}.${kind}`];
-      ids = next.map((t) => [t]);
-      positions = positions.map((row) => [row[row.length - 1] + 1]);
-      mask.forEach((row) => row.push(1));
+      if (step + 1 >= o.maxNewTokens || !active.some(Boolean)) break;
+      lastPositions = lastPositions.map((p) => p + 1);
+      logits = await cache.step(next, lastPositions);
     }
     return out;
   }
@@ -121,5 +131,103 @@ export class Generator {
     if ((o.temperature ?? 1) < 0) throw new GenerateError('temperature must be ≥ 0');
     if ((o.topP ?? 1) <= 0 || (o.topP ?? 1) > 1) throw new GenerateError('topP must be in (0, 1]');
     if ((o.topK ?? 0) < 0 || !Number.isInteger(o.topK ?? 0)) throw new GenerateError('topK must be a non-negative integer');
+  }
+}
+
+const i64 = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), [rows.length, rows[0].length]);
+
+/** The key/value cache between decode steps: `step` feeds one token per row and returns the logits [B·V]. */
+interface DecodeCache {
+  step(tokens: number[], positions: number[]): Promise<Float32Array>;
+}
+
+/** The exported interface: every step takes `present.*` back as `past_key_values.*` (O(context) per step). */
+class GrowingCache implements DecodeCache {
+  private past: Record<string, ort.Tensor> = {};
+
+  constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly c: ModelConfig,
+    private readonly paramFeeds: Record<string, ort.Tensor>,
+    prefill: ort.InferenceSession.OnnxValueMapType,
+    private readonly mask: number[][],
+  ) {
+    this.keep(prefill);
+  }
+
+  async step(tokens: number[], positions: number[]): Promise<Float32Array> {
+    this.mask.forEach((row) => row.push(1));
+    const res = await this.session.run({
+      ...this.paramFeeds,
+      ...this.past,
+      input_ids: i64(tokens.map((t) => [t])),
+      position_ids: i64(positions.map((p) => [p])),
+      attention_mask: i64(this.mask),
+    });
+    this.keep(res);
+    return res.logits.data as Float32Array;
+  }
+
+  private keep(res: ort.InferenceSession.OnnxValueMapType): void {
+    for (let i = 0; i < this.c.nLayers; i++)
+      for (const kind of ['key', 'value']) this.past[`past_key_values.${i}.${kind}`] = res[`present.${i}.${kind}`] as ort.Tensor;
+  }
+}
+
+/**
+ * Fixed-capacity slots [B,KV,S,D] per layer and kind, fed to every step as the same tensors (ORT
+ * reads the Float32Arrays in place); each step's key/value [B,KV,1,D] is written into the next
+ * free slot and the slot's mask bit set. Unused slots stay masked out.
+ */
+class ResidentCache implements DecodeCache {
+  private readonly slots: Record<string, { data: Float32Array; tensor: ort.Tensor }> = {};
+  /** [B, S+1]: real cache slots, then 1 for the token being fed. */
+  private readonly mask: BigInt64Array;
+  private filled: number;
+  private readonly rows: number;
+  private readonly D: number;
+
+  constructor(
+    private readonly session: ort.InferenceSession,
+    c: ModelConfig,
+    private readonly paramFeeds: Record<string, ort.Tensor>,
+    prefill: ort.InferenceSession.OnnxValueMapType,
+    promptMask: number[][],
+    private readonly capacity: number,
+  ) {
+    const B = promptMask.length;
+    const P0 = promptMask[0].length;
+    [this.rows, this.D, this.filled] = [B * c.nKvHeads, headDim(c), P0];
+    for (let i = 0; i < c.nLayers; i++)
+      for (const kind of ['key', 'value']) {
+        const data = new Float32Array(this.rows * capacity * this.D);
+        const present = prefill[`present.${i}.${kind}`].data as Float32Array; // [B,KV,P0,D]
+        for (let r = 0; r < this.rows; r++) data.set(present.subarray(r * P0 * this.D, (r + 1) * P0 * this.D), r * capacity * this.D);
+        this.slots[`${i}.${kind}`] = { data, tensor: new ort.Tensor('float32', data, [B, c.nKvHeads, capacity, this.D]) };
+      }
+    this.mask = new BigInt64Array(B * (capacity + 1));
+    promptMask.forEach((row, b) => row.forEach((m, s) => (this.mask[b * (capacity + 1) + s] = BigInt(m))));
+    for (let b = 0; b < B; b++) this.mask[b * (capacity + 1) + capacity] = 1n;
+  }
+
+  async step(tokens: number[], positions: number[]): Promise<Float32Array> {
+    if (this.filled >= this.capacity) throw new GenerateError(`resident cache full (${this.capacity} slots)`);
+    const B = tokens.length;
+    const feeds: Record<string, ort.Tensor> = {
+      ...this.paramFeeds,
+      input_ids: i64(tokens.map((t) => [t])),
+      position_ids: i64(positions.map((p) => [p])),
+      attention_mask: new ort.Tensor('int64', this.mask, [B, this.capacity + 1]),
+    };
+    for (const [name, slot] of Object.entries(this.slots)) feeds[`cache.${name}`] = slot.tensor;
+    const res = await this.session.run(feeds);
+    const { D, capacity, filled } = this;
+    for (const [name, slot] of Object.entries(this.slots)) {
+      const fresh = res[`step.${name}`].data as Float32Array; // [B,KV,1,D]
+      for (let r = 0; r < this.rows; r++) slot.data.set(fresh.subarray(r * D, (r + 1) * D), (r * capacity + filled) * D);
+    }
+    for (let b = 0; b < B; b++) this.mask[b * (capacity + 1) + filled] = 1n;
+    this.filled++;
+    return res.logits.data as Float32Array;
   }
 }

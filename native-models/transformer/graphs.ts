@@ -50,6 +50,24 @@ export function buildDecodeGraph(c: ModelConfig, opts: { dtype?: DType; embedWei
   return g;
 }
 
+/**
+ * One decode step against a fixed-capacity cache, for our runtime only (the export keeps the
+ * standard `past_key_values`/`present` interface above): inputs `input_ids`/`position_ids` [B,1],
+ * `attention_mask` [B,S+1] (real cache slots, then the new token), `cache.{i}.key|value`
+ * [B,KV,S,D]; outputs `logits` [B,V] and the new position's `step.{i}.key|value` [B,KV,1,D].
+ * The caller keeps the slots and writes each step's key/value in place, so no step copies the cache.
+ */
+export function buildResidentDecodeGraph(c: ModelConfig, opts: { dtype?: DType } = {}): Graph {
+  const g = new Graph('decode_resident');
+  const m = buildModel(g, c, opts.dtype, { residentCache: true });
+  g.output(m.logits, 'logits');
+  m.presents!.forEach((p, i) => {
+    g.output(p.key, `step.${i}.key`);
+    g.output(p.value, `step.${i}.value`);
+  });
+  return g;
+}
+
 function missingWeight(name: string): never {
   throw new GraphError(`embedWeights: no value for parameter ${name}`);
 }

@@ -19,7 +19,7 @@ export interface ModelGraph {
   /** Parameter inputs by Hugging Face name. */
   params: Map<string, Tensor>;
   logits: Tensor; // [N,V]; [B,V] (last position) with a cache
-  /** Per layer present key/value [B,KV,P+T,D] when built with a cache. */
+  /** Per layer present key/value [B,KV,P+T,D] with a cache; the new position's [B,KV,1,D] with a resident one. */
   presents?: { key: Tensor; value: Tensor }[];
 }
 
@@ -70,7 +70,10 @@ function repeatKv(x: Tensor, G: number, H: number): Tensor {
   return F.reshape(e, [B, H, a, b]); // [B,H,a,b]
 }
 
-/** Key/value cache of one layer: past [B,KV,P,D] in, present [B,KV,P+T,D] out (after RoPE). */
+/**
+ * Key/value cache of one layer (keys after RoPE). Growing: past [B,KV,P,D] in, present
+ * [B,KV,P+T,D] out. Resident: fixed-capacity slots [B,KV,S,D] in, only the step's [B,KV,1,D] out.
+ */
 interface LayerCache {
   pastKey: Tensor;
   pastValue: Tensor;
@@ -78,7 +81,27 @@ interface LayerCache {
   presentValue?: Tensor;
 }
 
-function attention(c: ModelConfig, P: Map<string, Tensor>, i: number, h: Tensor, rope: { cos: Tensor; sin: Tensor }, bias: Tensor, cache?: LayerCache): Tensor {
+/**
+ * One-token attention against a resident cache. The S slots are never concatenated with the new
+ * key (that would copy the whole cache each step): scores over slots and over the new key are
+ * joined instead ([.., S+1], small), and the weighted values are summed from the two parts. Query
+ * heads are grouped per KV head ([B,KV,G,D]) so the cache is not repeated for GQA either.
+ */
+function residentAttention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor, cache: LayerCache, KV: number, G: number, D: number): Tensor {
+  const qg = F.reshape(q, ['B', KV, G, D]); // [B,KV,G,D]: query head h = kv·G + g, T = 1
+  const kNew = F.reshape(k, ['B', KV, 1, D]); // [B,KV,1,D]
+  const vNew = F.reshape(v, ['B', KV, 1, D]); // [B,KV,1,D]
+  cache.presentKey = kNew;
+  cache.presentValue = vNew;
+  const slotScores = F.matmul(qg, F.transpose(cache.pastKey, [0, 1, 3, 2])); // [B,KV,G,S]
+  const newScores = F.matmul(qg, F.transpose(kNew, [0, 1, 3, 2])); // [B,KV,G,1]
+  const probs = F.softmax(F.add(F.concat([slotScores, newScores], -1), bias), -1); // [B,KV,G,S+1]
+  const fromSlots = F.matmul(F.slice(probs, -1, 0, -1), cache.pastValue); // [B,KV,G,D]
+  const fromNew = F.mul(F.slice(probs, -1, -1, Number.MAX_SAFE_INTEGER), vNew); // [B,KV,G,D]
+  return F.reshape(F.add(fromSlots, fromNew), ['B', KV * G * D]); // [B,H·D] = [N,H·D]
+}
+
+function attention(c: ModelConfig, P: Map<string, Tensor>, i: number, h: Tensor, rope: { cos: Tensor; sin: Tensor }, bias: Tensor, cache?: LayerCache, resident = false): Tensor {
   const [H, KV, D] = [c.nHeads, c.nKvHeads, headDim(c)];
   const prefix = `model.layers.${i}.self_attn`;
   let q = F.reshape(linear(c, P, prefix, 'q_proj', h), ['B', 'T', H, D]); // [B,T,H,D]
@@ -90,6 +113,7 @@ function attention(c: ModelConfig, P: Map<string, Tensor>, i: number, h: Tensor,
   }
   q = F.mul(applyRope(q, rope.cos, rope.sin, D), 1 / Math.sqrt(D)); // [B,T,H,D], pre-scaled
   k = applyRope(k, rope.cos, rope.sin, D); // [B,T,KV,D]
+  if (cache && resident) return linear(c, P, prefix, 'o_proj', residentAttention(q, k, v, bias, cache, KV, H / KV, D)); // [N,C]
   const qh = F.transpose(q, [0, 2, 1, 3]); // [B,H,T,D]
   let kT: Tensor; // [B,KV,D,L], L = key length (T, or P+T with a cache)
   let vh = F.transpose(v, [0, 2, 1, 3]); // [B,KV,T,D]
@@ -119,12 +143,16 @@ function mlp(c: ModelConfig, P: Map<string, Tensor>, i: number, h: Tensor): Tens
  */
 function attentionBias(mask: Tensor, T: Dim, L: Dim, dtype: DType): Tensor {
   const g = mask.graph;
-  const keyBias = F.mul(F.sub(F.cast(mask, dtype), 1), -MASK_BIAS); // [B,L]: 0 or -1e9
   const ones = g.op1('ConstantOfShape', [g.shapeTensor([T, L])], { value: { dtype, value: 1 } }, { hint: [T, L] }); // [T,L]
   const past = L === T ? g.constant([0], 'int64', []) : F.squeeze(F.sub(g.shapeTensor([L]), g.shapeTensor([T])), [0]); // P
   const lower = g.op1('Trilu', [ones, past], { upper: 0 }); // [T,L]: 1 where s ≤ P+t
   const causal = F.mul(F.sub(lower, 1), -MASK_BIAS); // [T,L]
-  return F.add(F.unsqueeze(keyBias, [1, 2]), causal); // [B,1,T,L]
+  return F.add(keyPaddingBias(mask, dtype), causal); // [B,1,T,L]
+}
+
+/** Additive bias [B,1,1,L]: 0 on real keys, -1e9 on padding and unused cache slots. */
+function keyPaddingBias(mask: Tensor, dtype: DType): Tensor {
+  return F.unsqueeze(F.mul(F.sub(F.cast(mask, dtype), 1), -MASK_BIAS), [1, 2]); // [B,1,1,L]
 }
 
 export interface BuildOptions {
@@ -134,11 +162,20 @@ export interface BuildOptions {
    * of the last position only ([B,V]).
    */
   cache?: boolean;
+  /**
+   * One-token decode against a fixed-capacity cache (our runtime, not the export): inputs
+   * `input_ids`/`position_ids` [B,1], `cache.{i}.key/value` [B,KV,S,D], `attention_mask` [B,S+1]
+   * (which slots hold a real token, then 1 for the new one); outputs only the new position's
+   * `step.{i}.key/value` [B,KV,1,D], which the caller writes into its slot.
+   */
+  residentCache?: boolean;
 }
 
 /** Declares inputs and parameters on `g` and builds logits ([N,V], or [B,V] with a cache). */
 export function buildModel(g: Graph, c: ModelConfig, dtype: DType = 'float32', opts: BuildOptions = {}): ModelGraph {
-  const L: Dim = opts.cache ? 'P+T' : 'T'; // key length
+  const resident = opts.residentCache === true;
+  // A resident-cache step feeds one token (T = 1; the [B,KV,G,D] reshapes reject more).
+  const L: Dim = resident ? 'S+T' : opts.cache ? 'P+T' : 'T'; // key length
   const inputs: ModelInputs = {
     inputIds: g.input('input_ids', 'int64', ['B', 'T']),
     attentionMask: g.input('attention_mask', 'int64', ['B', L]),
@@ -146,27 +183,30 @@ export function buildModel(g: Graph, c: ModelConfig, dtype: DType = 'float32', o
   };
   const P = new Map(paramSpecs(c, dtype).map((s) => [s.name, g.input(s.name, dtype, s.shape)]));
   const [KV, D] = [c.nKvHeads, headDim(c)];
-  const caches: LayerCache[] | undefined = opts.cache
-    ? Array.from({ length: c.nLayers }, (_, i) => ({
-        pastKey: g.input(`past_key_values.${i}.key`, dtype, ['B', KV, 'P', D]),
-        pastValue: g.input(`past_key_values.${i}.value`, dtype, ['B', KV, 'P', D]),
-      }))
-    : undefined;
+  const [cacheName, cacheLen] = resident ? ['cache', 'S'] : ['past_key_values', 'P'];
+  const caches: LayerCache[] | undefined =
+    opts.cache || resident
+      ? Array.from({ length: c.nLayers }, (_, i) => ({
+          pastKey: g.input(`${cacheName}.${i}.key`, dtype, ['B', KV, cacheLen, D]),
+          pastValue: g.input(`${cacheName}.${i}.value`, dtype, ['B', KV, cacheLen, D]),
+        }))
+      : undefined;
   const logits = g.withScope('model', () => {
     const embed = P.get('model.embed_tokens.weight')!; // [V,C]
     let x = F.reshape(F.gather(embed, inputs.inputIds), ['B*T', c.dModel]); // [N,C]
     const rope = g.withScope('rope', () => ropeTables(c, inputs.positionIds, dtype)); // [B,T,1,D] x2
-    const bias = g.withScope('mask', () => attentionBias(inputs.attentionMask, 'T', L, dtype)); // [B,1,T,L]
+    // With a resident cache the one new token may see every real slot: key padding only, [B,1,1,S+1].
+    const bias = g.withScope('mask', () => (resident ? keyPaddingBias(inputs.attentionMask, dtype) : attentionBias(inputs.attentionMask, 'T', L, dtype))); // [B,1,T,L]
     for (let i = 0; i < c.nLayers; i++) {
       g.withScope(`layers.${i}`, () => {
         const h = rmsNorm(x, P.get(`model.layers.${i}.input_layernorm.weight`)!, c.normEps); // [N,C]
-        x = F.add(x, g.withScope('attn', () => attention(c, P, i, h, rope, bias, caches?.[i]))); // [N,C]
+        x = F.add(x, g.withScope('attn', () => attention(c, P, i, h, rope, bias, caches?.[i], resident))); // [N,C]
         const m = g.withScope('mlp', () => mlp(c, P, i, rmsNorm(x, P.get(`model.layers.${i}.post_attention_layernorm.weight`)!, c.normEps)));
         x = F.add(x, m); // [N,C]
       });
     }
     let hN = rmsNorm(x, P.get('model.norm.weight')!, c.normEps); // [N,C]
-    if (opts.cache) hN = F.gather(F.reshape(hN, ['B', 'T', c.dModel]), g.constant([-1], 'int64', []), 1); // [B,C] last position
+    if (opts.cache && !resident) hN = F.gather(F.reshape(hN, ['B', 'T', c.dModel]), g.constant([-1], 'int64', []), 1); // [B,C] last position
     const head = P.get(c.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')!; // [V,C]
     return g.withScope('lm_head', () => F.gemm(hN, head, undefined, { transB: true })); // [N,V] or [B,V]
   });

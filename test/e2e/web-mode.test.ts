@@ -201,6 +201,15 @@ describe('web mode in Chromium', () => {
     await steps.fill('12');
     await page.locator('[data-path="rollout.k"]').fill('8');
     await page.locator('[data-path="name"]').fill('from the form');
+    // Pre-flight: the engine answers for this config; the fixture world is not one it can train in.
+    await page.getByTestId('preflight-check').click();
+    const preflight = page.getByTestId('preflight');
+    await preflight.waitFor();
+    expect(await preflight.locator('h2').textContent()).toBe('Pre-flight: fix these before starting');
+    expect(await preflight.locator('li[data-ok="false"]').allTextContents()).toEqual([expect.stringMatching(/^✗ environment — unknown environment 'fixture-shop'/)]);
+    expect(await preflight.locator('li[data-ok="true"] strong').allTextContents()).toEqual(['✓ config', '✓ memory', '✓ tokenizer']);
+    expect(await preflight.locator('p').textContent()).toMatch(/^12 training steps · \d+\.\d\dM parameters · about [\d.]+ (MiB|GiB) of memory$/);
+    await shot('new-run-preflight');
     // The fixture environment cannot train, so this run is only stored.
     await page.getByTestId('start-now').uncheck();
     await page.getByTestId('create-run').click();

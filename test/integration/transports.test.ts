@@ -146,6 +146,16 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     const run = await api.call('runs.create', { config: { env: 'contract-test', algo: 'grpo-real', steps: 2 } });
     expect(run).toMatchObject({ status: 'created', algo: 'grpo-real', totalSteps: 2 });
   },
+  'runs.preflight': async (api) => {
+    const good = await api.call('runs.preflight', { config: { env: 'retail', worldSize: 5, model: { preset: 'nano' }, algo: 'sft+envace', sft: { steps: 10 }, steps: 5 } });
+    expect(good).toMatchObject({ ok: true, plannedSteps: 15, taskCounts: { train: expect.any(Number) } });
+    expect(good.params).toBeGreaterThan(50_000);
+    expect(good.memoryEstimateBytes).toBeGreaterThan(good.params! * 16);
+    expect(good.checks.map((c) => c.name)).toEqual(['config', 'environment', 'demonstrations', 'memory', 'tokenizer']);
+    const bad = await api.call('runs.preflight', { config: { env: 'no-such-env', model: { imported: 'missing' } } });
+    expect(bad.ok).toBe(false);
+    expect(bad.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['environment', 'model']);
+  },
   'runs.start': async (api) => {
     const run = await api.call('runs.create', { config: { env: 'contract-test', steps: 2 } });
     expect((await api.call('runs.start', { id: run.id })).status).toMatch(/queued|running/);

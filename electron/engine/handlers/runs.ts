@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { ContractError, type Run } from '../../contract';
 import { runDir } from '../home';
 import type { EngineServices } from '../services';
+import { preflight } from '../preflight';
 import { checkpointDir, startTraining } from '../training';
 import type { HandlerGroup } from './types';
 
@@ -19,7 +20,7 @@ function requireRun(s: EngineServices, id: string): Run {
 
 const ACTIVE = new Set(['queued', 'running']);
 
-export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete'> = (
+export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.preflight' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete'> = (
   s,
 ) => ({
   'runs.list': (input) => s.store.runs.list(input),
@@ -36,6 +37,7 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
   },
+  'runs.preflight': ({ config }) => preflight(config),
   'runs.start': ({ id }) => {
     const run = requireRun(s, id);
     if (run.status !== 'created') throw new ContractError('conflict', `run ${id} is ${run.status}; only a created run can be started (use resume)`);

@@ -7,6 +7,7 @@ import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
 import { ConfigFieldRow } from './ConfigField';
+import { PreflightPanel } from './PreflightPanel';
 import { changedPaths, configFields, defaultValues, groups, serverIssues, validateForm, type FieldIssues, type FormValues } from './config-form';
 
 const fields = configFields();
@@ -22,6 +23,7 @@ export function NewRunView() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [startNow, setStartNow] = useState(true);
+  const [preflight, setPreflight] = useState<Awaited<ReturnType<typeof api.call<'runs.preflight'>>> | null>(null);
 
   const validation = useMemo(() => validateForm(fields, values), [values]);
   const changed = useMemo(() => changedPaths(fields, values), [values]);
@@ -29,7 +31,19 @@ export function NewRunView() {
   const issueFor = (path: string) => remoteIssues[path] ?? (submitted || touched.has(path) ? localIssues[path] : undefined);
   const issueCount = Object.keys(localIssues).length;
 
+  const check = async () => {
+    setSubmitted(true);
+    setError(null);
+    if (!validation.ok) return;
+    try {
+      setPreflight(await api.call('runs.preflight', { config: validation.config }));
+    } catch (e) {
+      setError(e);
+    }
+  };
+
   const update = (path: string, value: FormValues[string]) => {
+    setPreflight(null);
     setValues((v) => ({ ...v, [path]: value }));
     setTouched((t) => new Set(t).add(path));
     setRemoteIssues(({ [path]: _dropped, ...rest }) => rest);
@@ -65,6 +79,9 @@ export function NewRunView() {
             <button type="button" className="button" onClick={() => setValues(defaultValues(fields, { env: values.env ?? '' }))} disabled={changed.size === 0}>
               Reset to defaults
             </button>
+            <button type="button" className="button" onClick={check} data-testid="preflight-check">
+              Pre-flight check
+            </button>
             <button type="submit" className="button button-primary" disabled={busy} data-testid="create-run">
               {busy ? 'Creating…' : 'Create run'}
             </button>
@@ -90,6 +107,7 @@ export function NewRunView() {
         </p>
       )}
       {error ? <ErrorNotice error={error} /> : null}
+      {preflight && <PreflightPanel result={preflight} />}
       {groups.map((group) => (
         <fieldset key={group.id} className="card knob-group">
           <legend>{group.title}</legend>

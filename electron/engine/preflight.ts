@@ -1,0 +1,63 @@
+import os from 'node:os';
+import { countParams, preset, type ModelConfig } from '../../native-models';
+import { plannedSteps, type RunConfig } from '../contract';
+import { envOptions } from './algorithms/train';
+import { getEnv } from './envs/registry';
+import { SPLITS } from './envs/types';
+
+const BYTES = 4; // float32 everywhere in training
+
+/**
+ * Training memory, roughly: weights + gradients + two AdamW moments, plus the activations of one
+ * micro-batch kept for the backward pass (per layer: the residual stream and its projections,
+ * the MLP, the attention probabilities; then the logits and their softmax).
+ */
+export function trainingMemoryEstimate(c: ModelConfig, microBatchTokens: number): number {
+  const state = countParams(c) * 4 * BYTES;
+  const seq = Math.min(c.maxSeqLen, microBatchTokens);
+  const perLayer = microBatchTokens * (12 * c.dModel + 3 * c.dFf + 2 * c.nHeads * seq);
+  const activations = (c.nLayers * perLayer + 2 * microBatchTokens * c.vocabSize) * BYTES;
+  return state + activations;
+}
+
+export async function preflight(config: RunConfig): Promise<{
+  ok: boolean;
+  checks: Array<{ name: string; ok: boolean; detail: string }>;
+  params: number | null;
+  memoryEstimateBytes: number | null;
+  taskCounts: { train: number; heldout: number; ood: number } | null;
+  plannedSteps: number;
+}> {
+  const checks: Array<{ name: string; ok: boolean; detail: string }> = [{ name: 'config', ok: true, detail: 'valid against the run schema' }];
+  let taskCounts: { train: number; heldout: number; ood: number } | null = null;
+  try {
+    const env = await getEnv(config.env, envOptions(config));
+    taskCounts = Object.fromEntries(SPLITS.map((s) => [s, env.tasks(s).length])) as { train: number; heldout: number; ood: number };
+    const trainable = taskCounts.train > 0;
+    checks.push({ name: 'environment', ok: trainable, detail: trainable ? `${env.id} reachable: ${taskCounts.train} train, ${taskCounts.heldout} held-out, ${taskCounts.ood} ood tasks` : `${env.id} has no training tasks` });
+    const needsDemos = config.algo === 'sft' || config.algo === 'sft+envace' || config.sft.steps > 0;
+    if (needsDemos && config.sft.demonstrations === 'expert') {
+      checks.push({ name: 'demonstrations', ok: env.expert !== undefined, detail: env.expert ? 'scripted expert available for SFT' : `${env.id} has no scripted expert; give a JSONL file (sft.demonstrations = file)` });
+    }
+  } catch (error) {
+    checks.push({ name: 'environment', ok: false, detail: (error as Error).message });
+  }
+  let params: number | null = null;
+  let memoryEstimateBytes: number | null = null;
+  if ('preset' in config.model) {
+    const model = preset(config.model.preset);
+    params = countParams(model);
+    memoryEstimateBytes = trainingMemoryEstimate(model, config.optim.microBatchTokens);
+    const free = os.freemem();
+    checks.push({
+      name: 'memory',
+      ok: memoryEstimateBytes < free,
+      detail: `about ${(memoryEstimateBytes / 2 ** 30).toFixed(2)} GiB for training (${(params / 1e6).toFixed(2)}M parameters); ${(free / 2 ** 30).toFixed(1)} GiB free now`,
+    });
+    // From-scratch models get a byte-level BPE trained on the environment's own texts.
+    checks.push({ name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' });
+  } else {
+    checks.push({ name: 'model', ok: false, detail: `training an imported model (${config.model.imported}) is not supported by the algorithms yet; pick a preset` });
+  }
+  return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config) };
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { countParams, preset } from '../../../native-models';
+import { trainingMemoryEstimate } from '../../../electron/engine/preflight';
+
+describe('trainingMemoryEstimate', () => {
+  it('counts weights, gradients and both AdamW moments, plus one micro-batch of activations', () => {
+    const c = preset('nano'); // C 64, F 176, H 4, L 2, V 256, T 256
+    const tokens = 512;
+    const state = countParams(c) * 16;
+    const perLayer = tokens * (12 * 64 + 3 * 176 + 2 * 4 * 256);
+    const activations = (2 * perLayer + 2 * tokens * 256) * 4;
+    expect(trainingMemoryEstimate(c, tokens)).toBe(state + activations);
+  });
+
+  it('a micro-batch shorter than the context attends over its own length only', () => {
+    const c = preset('nano');
+    const short = trainingMemoryEstimate(c, 64) - countParams(c) * 16;
+    expect(short).toBe((2 * 64 * (12 * 64 + 3 * 176 + 2 * 4 * 64) + 2 * 64 * 256) * 4);
+  });
+});
