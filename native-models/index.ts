@@ -15,6 +15,7 @@ export { RULES, NON_DIFFERENTIABLE } from './graph/autodiff/rules';
 export { createSession, availableProviders } from './runtime/session';
 export type { Provider, ProviderChoice, ProviderReport, SessionOptions, CompiledSession } from './runtime/session';
 export { Generator, GenerateError } from './runtime/generate';
+export type { KvCacheMode } from './runtime/generate';
 export type { GenerateOptions, Generation } from './runtime/generate';
 export { sampleToken, seededRandom } from './runtime/sampling';
 export type { SamplingParams } from './runtime/sampling';
@@ -26,7 +27,7 @@ export type { PresetName } from './presets';
 export { initParams } from './transformer/init';
 export type { Params } from './transformer/init';
 export { buildModel } from './transformer/model';
-export { buildLogprobsGraph, buildTrainStepGraph, buildOptimizerGraph, buildDecodeGraph, gradName } from './transformer/graphs';
+export { buildLogprobsGraph, buildTrainStepGraph, buildOptimizerGraph, buildDecodeGraph, buildResidentDecodeGraph, gradName } from './transformer/graphs';
 export type { ObjectiveConfig } from './transformer/graphs';
 export type { Aggregation, KlEstimator } from './transformer/losses';
 

@@ -41,7 +41,9 @@ export type KvCacheMode = 'resident' | 'growing';
 export class Generator {
   private constructor(
     readonly config: ModelConfig,
+    /** The exported interface (`past_key_values` in, `present` out): the prefill, and every step when growing. */
     private readonly compiled: CompiledSession,
+    /** One-token steps against the resident cache; absent when growing. */
     private readonly resident: CompiledSession | undefined,
   ) {}
 
@@ -115,6 +117,7 @@ export class Generator {
 
   async release(): Promise<void> {
     await this.compiled.session.release();
+    await this.resident?.session.release();
   }
 
   private validate(prompts: number[][], o: GenerateOptions): void {
@@ -181,7 +184,7 @@ class GrowingCache implements DecodeCache {
  */
 class ResidentCache implements DecodeCache {
   private readonly slots: Record<string, { data: Float32Array; tensor: ort.Tensor }> = {};
-  /** [B, S+1]: real cache slots, then 1 for the token being fed. */
+  /** [B,S]: 1 on slots holding a real token (padding and unused slots 0); the fed token always sees itself. */
   private readonly mask: BigInt64Array;
   private filled: number;
   private readonly rows: number;
@@ -205,9 +208,8 @@ class ResidentCache implements DecodeCache {
         for (let r = 0; r < this.rows; r++) data.set(present.subarray(r * P0 * this.D, (r + 1) * P0 * this.D), r * capacity * this.D);
         this.slots[`${i}.${kind}`] = { data, tensor: new ort.Tensor('float32', data, [B, c.nKvHeads, capacity, this.D]) };
       }
-    this.mask = new BigInt64Array(B * (capacity + 1));
-    promptMask.forEach((row, b) => row.forEach((m, s) => (this.mask[b * (capacity + 1) + s] = BigInt(m))));
-    for (let b = 0; b < B; b++) this.mask[b * (capacity + 1) + capacity] = 1n;
+    this.mask = new BigInt64Array(B * capacity);
+    promptMask.forEach((row, b) => row.forEach((m, s) => (this.mask[b * capacity + s] = BigInt(m))));
   }
 
   async step(tokens: number[], positions: number[]): Promise<Float32Array> {
@@ -217,7 +219,7 @@ class ResidentCache implements DecodeCache {
       ...this.paramFeeds,
       input_ids: i64(tokens.map((t) => [t])),
       position_ids: i64(positions.map((p) => [p])),
-      attention_mask: new ort.Tensor('int64', this.mask, [B, this.capacity + 1]),
+      attention_mask: new ort.Tensor('int64', this.mask, [B, this.capacity]),
     };
     for (const [name, slot] of Object.entries(this.slots)) feeds[`cache.${name}`] = slot.tensor;
     const res = await this.session.run(feeds);
@@ -226,7 +228,7 @@ class ResidentCache implements DecodeCache {
       const fresh = res[`step.${name}`].data as Float32Array; // [B,KV,1,D]
       for (let r = 0; r < this.rows; r++) slot.data.set(fresh.subarray(r * D, (r + 1) * D), (r * capacity + filled) * D);
     }
-    for (let b = 0; b < B; b++) this.mask[b * (capacity + 1) + filled] = 1n;
+    for (let b = 0; b < B; b++) this.mask[b * capacity + filled] = 1n;
     this.filled++;
     return res.logits.data as Float32Array;
   }

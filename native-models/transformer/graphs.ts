@@ -53,7 +53,7 @@ export function buildDecodeGraph(c: ModelConfig, opts: { dtype?: DType; embedWei
 /**
  * One decode step against a fixed-capacity cache, for our runtime only (the export keeps the
  * standard `past_key_values`/`present` interface above): inputs `input_ids`/`position_ids` [B,1],
- * `attention_mask` [B,S+1] (real cache slots, then the new token), `cache.{i}.key|value`
+ * `attention_mask` [B,S] (1 on cache slots holding a real token), `cache.{i}.key|value`
  * [B,KV,S,D]; outputs `logits` [B,V] and the new position's `step.{i}.key|value` [B,KV,1,D].
  * The caller keeps the slots and writes each step's key/value in place, so no step copies the cache.
  */

@@ -83,22 +83,24 @@ interface LayerCache {
 
 /**
  * One-token attention against a resident cache. The S slots are never concatenated with the new
- * key (that would copy the whole cache each step): scores over slots and over the new key are
- * joined instead ([.., S+1], small), and the weighted values are summed from the two parts. Query
- * heads are grouped per KV head ([B,KV,G,D]) so the cache is not repeated for GQA either.
+ * key (that would copy the whole cache every step): the softmax is taken over the two parts, with
+ * one shared max, and their weighted values summed. Query heads are grouped per KV head
+ * ([B,KV,G,D], head h = kv·G + g) so the cache is not repeated for GQA either.
  */
-function residentAttention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor, cache: LayerCache, KV: number, G: number, D: number): Tensor {
-  const qg = F.reshape(q, ['B', KV, G, D]); // [B,KV,G,D]: query head h = kv·G + g, T = 1
-  const kNew = F.reshape(k, ['B', KV, 1, D]); // [B,KV,1,D]
+function residentAttention(q: Tensor, k: Tensor, v: Tensor, slotBias: Tensor, cache: LayerCache, KV: number, G: number, D: number): Tensor {
+  const qg = F.reshape(q, ['B', KV, G, D]); // [B,KV,G,D] (T = 1)
+  const kNew = F.reshape(k, ['B', KV, 1, D]); // [B,1,KV,D] → [B,KV,1,D], same layout when T = 1
   const vNew = F.reshape(v, ['B', KV, 1, D]); // [B,KV,1,D]
   cache.presentKey = kNew;
   cache.presentValue = vNew;
-  const slotScores = F.matmul(qg, F.transpose(cache.pastKey, [0, 1, 3, 2])); // [B,KV,G,S]
-  const newScores = F.matmul(qg, F.transpose(kNew, [0, 1, 3, 2])); // [B,KV,G,1]
-  const probs = F.softmax(F.add(F.concat([slotScores, newScores], -1), bias), -1); // [B,KV,G,S+1]
-  const fromSlots = F.matmul(F.slice(probs, -1, 0, -1), cache.pastValue); // [B,KV,G,D]
-  const fromNew = F.mul(F.slice(probs, -1, -1, Number.MAX_SAFE_INTEGER), vNew); // [B,KV,G,D]
-  return F.reshape(F.add(fromSlots, fromNew), ['B', KV * G * D]); // [B,H·D] = [N,H·D]
+  const slotScores = F.add(F.matmul(qg, F.transpose(cache.pastKey, [0, 1, 3, 2])), slotBias); // [B,KV,G,S]
+  const newScore = F.matmul(qg, F.transpose(kNew, [0, 1, 3, 2])); // [B,KV,G,1]
+  const top = F.maximum(F.reduceMax(slotScores, [-1]), newScore); // [B,KV,G,1]
+  const slotWeights = F.exp(F.sub(slotScores, top)); // [B,KV,G,S], 0 on unused slots
+  const newWeight = F.exp(F.sub(newScore, top)); // [B,KV,G,1]
+  const total = F.add(F.reduceSum(slotWeights, [-1]), newWeight); // [B,KV,G,1]
+  const mixed = F.add(F.matmul(slotWeights, cache.pastValue), F.mul(newWeight, vNew)); // [B,KV,G,D]
+  return F.reshape(F.div(mixed, total), ['B*T', KV * G * D]); // [N,H·D]
 }
 
 function attention(c: ModelConfig, P: Map<string, Tensor>, i: number, h: Tensor, rope: { cos: Tensor; sin: Tensor }, bias: Tensor, cache?: LayerCache, resident = false): Tensor {
@@ -164,8 +166,8 @@ export interface BuildOptions {
   cache?: boolean;
   /**
    * One-token decode against a fixed-capacity cache (our runtime, not the export): inputs
-   * `input_ids`/`position_ids` [B,1], `cache.{i}.key/value` [B,KV,S,D], `attention_mask` [B,S+1]
-   * (which slots hold a real token, then 1 for the new one); outputs only the new position's
+   * `input_ids`/`position_ids` [B,1], `cache.{i}.key/value` [B,KV,S,D], `attention_mask` [B,S]
+   * (1 on slots that hold a real token; the new token always sees itself); outputs only the new position's
    * `step.{i}.key/value` [B,KV,1,D], which the caller writes into its slot.
    */
   residentCache?: boolean;
@@ -175,7 +177,7 @@ export interface BuildOptions {
 export function buildModel(g: Graph, c: ModelConfig, dtype: DType = 'float32', opts: BuildOptions = {}): ModelGraph {
   const resident = opts.residentCache === true;
   // A resident-cache step feeds one token (T = 1; the [B,KV,G,D] reshapes reject more).
-  const L: Dim = resident ? 'S+T' : opts.cache ? 'P+T' : 'T'; // key length
+  const L: Dim = resident ? 'S' : opts.cache ? 'P+T' : 'T'; // key length (resident: cache slots only)
   const inputs: ModelInputs = {
     inputIds: g.input('input_ids', 'int64', ['B', 'T']),
     attentionMask: g.input('attention_mask', 'int64', ['B', L]),
@@ -195,7 +197,7 @@ export function buildModel(g: Graph, c: ModelConfig, dtype: DType = 'float32', o
     const embed = P.get('model.embed_tokens.weight')!; // [V,C]
     let x = F.reshape(F.gather(embed, inputs.inputIds), ['B*T', c.dModel]); // [N,C]
     const rope = g.withScope('rope', () => ropeTables(c, inputs.positionIds, dtype)); // [B,T,1,D] x2
-    // With a resident cache the one new token may see every real slot: key padding only, [B,1,1,S+1].
+    // With a resident cache the one new token may see every real slot: key padding only, [B,1,1,S].
     const bias = g.withScope('mask', () => (resident ? keyPaddingBias(inputs.attentionMask, dtype) : attentionBias(inputs.attentionMask, 'T', L, dtype))); // [B,1,T,L]
     for (let i = 0; i < c.nLayers; i++) {
       g.withScope(`layers.${i}`, () => {

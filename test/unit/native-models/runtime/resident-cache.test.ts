@@ -1,0 +1,77 @@
+// The resident key/value cache (fixed-capacity slots kept on the JS side, one new key/value per
+// step) against the exported growing-cache interface: same logits, tokens and log-probs.
+import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../../../../native-models/presets';
+import { Generator } from '../../../../native-models/runtime/generate';
+import { headDim, paramSpecs, resolveConfig } from '../../../../native-models/transformer/config';
+import { buildDecodeGraph, buildResidentDecodeGraph } from '../../../../native-models/transformer/graphs';
+import { initParams } from '../../../../native-models/transformer/init';
+import { compile, maxAbsDiff, ortTensor, randomArray, rng } from '../support';
+
+// Two KV heads serving two query heads each, so the per-KV-head grouping of queries is exercised.
+const config = resolveConfig({ qkvBias: true }, PRESETS.nano);
+const params = initParams(config, 5, 0.3);
+const [KV, D] = [config.nKvHeads, headDim(config)];
+
+describe('resident decode graph', () => {
+  it('gives the growing graph’s logits and new key/value, whatever the unused and masked slots hold', async () => {
+    const growing = await compile(buildDecodeGraph(config));
+    const resident = await compile(buildResidentDecodeGraph(config));
+    const weights = Object.fromEntries(paramSpecs(config).map((s) => [s.name, ortTensor('float32', params.get(s.name)!, s.shape)]));
+    const [B, P, S] = [2, 3, 7];
+    const rand = rng(3);
+    // Row 1 has a padded first slot; slots P..S-1 hold junk that must not leak into the result.
+    const pastMask = [[1, 1, 1], [0, 1, 1]];
+    const step = { input_ids: ortTensor('int64', [9, 200], [B, 1]), position_ids: ortTensor('int64', [3, 2], [B, 1]) };
+    const growingFeeds: Record<string, ReturnType<typeof ortTensor>> = { ...weights, ...step, attention_mask: ortTensor('int64', pastMask.flatMap((r) => [...r, 1]), [B, P + 1]) };
+    const residentFeeds: Record<string, ReturnType<typeof ortTensor>> = { ...weights, ...step, attention_mask: ortTensor('int64', pastMask.flatMap((r) => [...r, 0, 0, 0, 0]), [B, S]) };
+    for (let i = 0; i < config.nLayers; i++)
+      for (const kind of ['key', 'value']) {
+        const past = randomArray(B * KV * P * D, rand);
+        const slots = randomArray(B * KV * S * D, rand, 50, 100);
+        for (let r = 0; r < B * KV; r++) slots.splice(r * S * D, P * D, ...past.slice(r * P * D, (r + 1) * P * D));
+        growingFeeds[`past_key_values.${i}.${kind}`] = ortTensor('float32', past, [B, KV, P, D]);
+        residentFeeds[`cache.${i}.${kind}`] = ortTensor('float32', slots, [B, KV, S, D]);
+      }
+    const a = await growing.run(growingFeeds);
+    const b = await resident.run(residentFeeds);
+    expect(maxAbsDiff(a.logits.data as Float32Array, b.logits.data as Float32Array)).toBeLessThan(1e-4);
+    for (let i = 0; i < config.nLayers; i++)
+      for (const kind of ['key', 'value']) {
+        const present = a[`present.${i}.${kind}`].data as Float32Array; // [B,KV,P+1,D]
+        const last = Array.from({ length: B * KV }, (_, r) => [...present.subarray((r * (P + 1) + P) * D, (r * (P + 1) + P + 1) * D)]).flat();
+        expect(b[`step.${i}.${kind}`].dims).toEqual([B, KV, 1, D]);
+        expect(maxAbsDiff(last, b[`step.${i}.${kind}`].data as Float32Array)).toBeLessThan(1e-5);
+      }
+  });
+});
+
+describe('Generator with a resident cache', () => {
+  const prompts = [[5, 17, 99, 3, 42, 8, 1], [7, 8, 200], [250]];
+
+  it('generates the growing cache’s greedy tokens, log-probs and per-step logits on ragged prompts', async () => {
+    const growing = await Generator.create(config, {}, 'growing');
+    const resident = await Generator.create(config);
+    expect([growing.kvCache, resident.kvCache]).toEqual(['growing', 'resident']);
+    const logits: Float32Array[][] = [[], []];
+    const a = await growing.generate(params, prompts, { maxNewTokens: 12, temperature: 0, onStep: (_, l) => logits[0].push(l.slice()) });
+    const b = await resident.generate(params, prompts, { maxNewTokens: 12, temperature: 0, onStep: (_, l) => logits[1].push(l.slice()) });
+    expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
+    expect(logits[1].length).toBe(logits[0].length);
+    logits[0].forEach((l, step) => expect(maxAbsDiff(l, logits[1][step]), `step ${step}`).toBeLessThan(1e-4));
+    b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp, `row ${row} token ${j}`).toBeCloseTo(a[row].logprobs[j], 4)));
+  });
+
+  it('samples the same tokens from the same seed, including rows that stop early', async () => {
+    const growing = await Generator.create(config, {}, 'growing');
+    const resident = await Generator.create(config);
+    const o = { maxNewTokens: 10, temperature: 1, topK: 20, seed: 4 };
+    const free = await growing.generate(params, prompts, o);
+    const stopTokenIds = [free[1].tokens[3]];
+    const a = await growing.generate(params, prompts, { ...o, stopTokenIds });
+    const b = await resident.generate(params, prompts, { ...o, stopTokenIds });
+    expect(a[1].finishReason).toBe('stop');
+    expect(b.map((g) => [g.tokens, g.finishReason])).toEqual(a.map((g) => [g.tokens, g.finishReason]));
+    b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(a[row].logprobs[j], 4)));
+  });
+});
