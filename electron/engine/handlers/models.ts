@@ -1,6 +1,17 @@
 import path from 'node:path';
 import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
-import { ExportError, exportModel, importModel, listModels, loadModel, loadRunCheckpoint, ModelRegistryError, RunCheckpointError, type ModelEntry } from '../models';
+import {
+  ExportError,
+  exportModel,
+  importModel,
+  type ExportOptions,
+  listModels,
+  loadModel,
+  loadRunCheckpoint,
+  ModelRegistryError,
+  RunCheckpointError,
+  type ModelEntry,
+} from '../models';
 import type { EngineServices, RequestContext } from '../services';
 import { checkpointDir } from '../training';
 import type { HandlerGroup } from './types';
@@ -26,8 +37,7 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
       return `import onnxruntime as ort\nsession = ort.InferenceSession(${JSON.stringify(path.join(outDir, 'model.onnx'))})  # inputs: input_ids, attention_mask, position_ids, past_key_values.N.key/value`;
     case 'lora':
       return `from peft import PeftModel\nmodel = PeftModel.from_pretrained(base_model, ${dir})`;
-    case 'gguf':
-    {
+    case 'gguf': {
       const gguf = files.find((f) => f.name.endsWith('.gguf'))?.name ?? 'model-f16.gguf';
       return `llama-cli -m ${JSON.stringify(path.join(outDir, gguf))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./${gguf})`;
     }
@@ -45,7 +55,8 @@ function confine(s: EngineServices, ctx: RequestContext, target: string, root: s
 }
 
 function asContractError(error: unknown): never {
-  if (error instanceof ModelRegistryError) throw new ContractError(error.code === 'NOT_FOUND' ? 'not_found' : error.code === 'EXISTS' ? 'conflict' : 'invalid_input', error.message);
+  if (error instanceof ModelRegistryError)
+    throw new ContractError(error.code === 'NOT_FOUND' ? 'not_found' : error.code === 'EXISTS' ? 'conflict' : 'invalid_input', error.message);
   if (error instanceof ExportError) throw new ContractError(error.code.startsWith('OUT_DIR') ? 'conflict' : 'invalid_input', error.message);
   if (error instanceof RunCheckpointError) throw new ContractError('invalid_input', error.message);
   throw error;
@@ -59,7 +70,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
   'exports.create': async ({ source, format, outDir, ggufDtype, force }, ctx) => {
-    let model: { config: Parameters<typeof exportModel>[0]['config']; weights: Parameters<typeof exportModel>[0]['weights']; tokenizer: Parameters<typeof exportModel>[0]['tokenizer'] };
+    let model: Pick<ExportOptions, 'config' | 'weights' | 'tokenizer'>;
     let label: string;
     let card: { run: string; method: string; metrics: Record<string, number> } | undefined;
     let step: number | null = null;
@@ -69,7 +80,10 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       const chosen = source.step ?? run.checkpoints.at(-1)?.step;
       if (chosen === undefined) throw new ContractError('not_found', `run ${run.id} has no checkpoint yet`);
       if (!run.checkpoints.some((c) => c.step === chosen)) {
-        throw new ContractError('not_found', `run ${run.id} has no checkpoint at step ${chosen} (checkpoints: ${run.checkpoints.map((c) => c.step).join(', ')})`);
+        throw new ContractError(
+          'not_found',
+          `run ${run.id} has no checkpoint at step ${chosen} (checkpoints: ${run.checkpoints.map((c) => c.step).join(', ')})`,
+        );
       }
       step = chosen;
       try {
@@ -78,8 +92,14 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         asContractError(error);
       }
       label = `${run.id}-step-${chosen}`;
-      const last = Object.fromEntries(s.store.metrics.query({ runId: run.id, toStep: chosen, maxPoints: 100_000 }).map((m) => [m.key, m.values.at(-1) ?? NaN]));
-      card = { run: `${run.name} (${run.id}), step ${chosen}`, method: run.algo, metrics: Object.fromEntries(Object.entries(last).filter(([k]) => /reward|success|eval/.test(k))) };
+      const last = Object.fromEntries(
+        s.store.metrics.query({ runId: run.id, toStep: chosen, maxPoints: 100_000 }).map((m) => [m.key, m.values.at(-1) ?? NaN]),
+      );
+      card = {
+        run: `${run.name} (${run.id}), step ${chosen}`,
+        method: run.algo,
+        metrics: Object.fromEntries(Object.entries(last).filter(([k]) => /reward|success|eval/.test(k))),
+      };
     } else {
       model = await Promise.resolve()
         .then(() => loadModel(s.paths.models, source.model))
@@ -98,6 +118,13 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       force,
       protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
     }).catch(asContractError);
-    return s.store.exports.insert({ runId: 'run' in source ? source.run : null, model: 'model' in source ? source.model : null, step, format, outDir: result.outDir, files: result.files });
+    return s.store.exports.insert({
+      runId: 'run' in source ? source.run : null,
+      model: 'model' in source ? source.model : null,
+      step,
+      format,
+      outDir: result.outDir,
+      files: result.files,
+    });
   },
 });
