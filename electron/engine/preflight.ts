@@ -1,7 +1,8 @@
 import os from 'node:os';
-import { countParams, preset, type ModelConfig } from '../../native-models';
+import { preset } from '../../native-models/presets';
+import { countParams, type ModelConfig } from '../../native-models/transformer/config';
 import { plannedSteps, type RunConfig } from '../contract';
-import { envOptions } from './algorithms/train';
+import { envOptions } from './algorithms/env-options';
 import { getEnv } from './envs/registry';
 import { SPLITS } from './envs/types';
 
@@ -34,10 +35,20 @@ export async function preflight(config: RunConfig): Promise<{
     const env = await getEnv(config.env, envOptions(config));
     taskCounts = Object.fromEntries(SPLITS.map((s) => [s, env.tasks(s).length])) as { train: number; heldout: number; ood: number };
     const trainable = taskCounts.train > 0;
-    checks.push({ name: 'environment', ok: trainable, detail: trainable ? `${env.id} reachable: ${taskCounts.train} train, ${taskCounts.heldout} held-out, ${taskCounts.ood} ood tasks` : `${env.id} has no training tasks` });
+    checks.push({
+      name: 'environment',
+      ok: trainable,
+      detail: trainable
+        ? `${env.id} reachable: ${taskCounts.train} train, ${taskCounts.heldout} held-out, ${taskCounts.ood} ood tasks`
+        : `${env.id} has no training tasks`,
+    });
     const needsDemos = config.algo === 'sft' || config.algo === 'sft+envace' || config.sft.steps > 0;
     if (needsDemos && config.sft.demonstrations === 'expert') {
-      checks.push({ name: 'demonstrations', ok: env.expert !== undefined, detail: env.expert ? 'scripted expert available for SFT' : `${env.id} has no scripted expert; give a JSONL file (sft.demonstrations = file)` });
+      checks.push({
+        name: 'demonstrations',
+        ok: env.expert !== undefined,
+        detail: env.expert ? 'scripted expert available for SFT' : `${env.id} has no scripted expert; give a JSONL file (sft.demonstrations = file)`,
+      });
     }
   } catch (error) {
     checks.push({ name: 'environment', ok: false, detail: (error as Error).message });
@@ -57,7 +68,11 @@ export async function preflight(config: RunConfig): Promise<{
     // From-scratch models get a byte-level BPE trained on the environment's own texts.
     checks.push({ name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' });
   } else {
-    checks.push({ name: 'model', ok: false, detail: `training an imported model (${config.model.imported}) is not supported by the algorithms yet; pick a preset` });
+    checks.push({
+      name: 'model',
+      ok: false,
+      detail: `training an imported model (${config.model.imported}) is not supported by the algorithms yet; pick a preset`,
+    });
   }
   return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config) };
 }

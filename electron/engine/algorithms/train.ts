@@ -14,6 +14,7 @@ import type { ToolEnv } from '../envs/types';
 import { MODEL_DIR, REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, TOKENIZER_DIR, type TrainingIO } from './context';
 import { demoCorpus, runDemonstrations } from './demos';
 import { systemText } from './layout';
+import { envOptions } from './env-options';
 import { AlgorithmError } from './errors';
 import { runPawStage } from './loops/paw';
 import { runRoleGrpoStage } from './loops/role-grpo';
@@ -23,6 +24,7 @@ import { NativePolicy } from './policy';
 import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';
+export { envOptions } from './env-options';
 
 /**
  * The stages of a run and the global steps each owns. Any RL method with `sft.steps` > 0 starts
@@ -54,13 +56,6 @@ export function planStages(c: RunConfig): Stage[] {
 /** Knobs this engine does not implement yet are refused up front, never silently ignored. */
 function checkSupported(c: RunConfig): void {
   if (!('preset' in c.model)) throw new AlgorithmError('training an imported model is not supported by the algorithms yet; use a preset');
-}
-
-/** Env options derived from the run's world size, for the envs that have one. */
-export function envOptions(c: RunConfig): Record<string, unknown> {
-  if (c.env === 'retail') return { worldSize: Math.max(5, c.worldSize), seed: c.seed };
-  if (c.env === 'household') return { objects: Math.max(2, c.worldSize) };
-  return {};
 }
 
 export function rolloutSettings(c: RunConfig): RolloutSettings {

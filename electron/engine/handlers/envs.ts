@@ -1,6 +1,6 @@
 import { ContractError } from '../../contract';
 import path from 'node:path';
-import { envOptions } from '../algorithms/train';
+import { envOptions } from '../algorithms/env-options';
 import type { HandlerGroup } from './types';
 
 export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp'> = (s) => ({

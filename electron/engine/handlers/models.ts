@@ -1,17 +1,12 @@
 import path from 'node:path';
 import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
-import {
-  ExportError,
-  exportModel,
-  importModel,
-  type ExportOptions,
-  listModels,
-  loadModel,
-  loadRunCheckpoint,
-  ModelRegistryError,
-  RunCheckpointError,
-  type ModelEntry,
-} from '../models';
+import type { ExportOptions, ModelEntry } from '../models';
+
+// Loaded on first use: the model I/O pulls in the whole model stack (ONNX Runtime included),
+// which the engine's start-up and the CLI's quick commands should not pay for.
+type ModelsModule = typeof import('../models');
+let modelsModule: Promise<ModelsModule> | undefined;
+const models = () => (modelsModule ??= import('../models'));
 import type { EngineServices, RequestContext } from '../services';
 import { checkpointDir } from '../training';
 import type { HandlerGroup } from './types';
@@ -54,22 +49,24 @@ function confine(s: EngineServices, ctx: RequestContext, target: string, root: s
   return resolved;
 }
 
-function asContractError(error: unknown): never {
-  if (error instanceof ModelRegistryError)
+function asContractError(m: ModelsModule, error: unknown): never {
+  if (error instanceof m.ModelRegistryError)
     throw new ContractError(error.code === 'NOT_FOUND' ? 'not_found' : error.code === 'EXISTS' ? 'conflict' : 'invalid_input', error.message);
-  if (error instanceof ExportError) throw new ContractError(error.code.startsWith('OUT_DIR') ? 'conflict' : 'invalid_input', error.message);
-  if (error instanceof RunCheckpointError) throw new ContractError('invalid_input', error.message);
+  if (error instanceof m.ExportError) throw new ContractError(error.code.startsWith('OUT_DIR') ? 'conflict' : 'invalid_input', error.message);
+  if (error instanceof m.RunCheckpointError) throw new ContractError('invalid_input', error.message);
   throw error;
 }
 
 export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exports.list' | 'exports.create'> = (s) => ({
-  'models.list': () => ({ items: listModels(s.paths.models).map(summary) }),
+  'models.list': async () => ({ items: (await models()).listModels(s.paths.models).map(summary) }),
   'models.import': async ({ hfDir, name }, ctx) => {
     const source = confine(s, ctx, hfDir, s.paths.home, 'the model folder');
-    return summary(await importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch(asContractError));
+    const m = await models();
+    return summary(await m.importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch((e) => asContractError(m, e)));
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
   'exports.create': async ({ source, format, outDir, ggufDtype, force }, ctx) => {
+    const m = await models();
     let model: Pick<ExportOptions, 'config' | 'weights' | 'tokenizer'>;
     let label: string;
     let card: { run: string; method: string; metrics: Record<string, number> } | undefined;
@@ -87,9 +84,9 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       }
       step = chosen;
       try {
-        model = loadRunCheckpoint(s.store.runs.checkpointPath(run.id, chosen) ?? checkpointDir(s, run.id, chosen));
+        model = m.loadRunCheckpoint(s.store.runs.checkpointPath(run.id, chosen) ?? checkpointDir(s, run.id, chosen));
       } catch (error) {
-        asContractError(error);
+        asContractError(m, error);
       }
       label = `${run.id}-step-${chosen}`;
       const last = Object.fromEntries(
@@ -102,22 +99,24 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       };
     } else {
       model = await Promise.resolve()
-        .then(() => loadModel(s.paths.models, source.model))
-        .catch(asContractError);
+        .then(() => m.loadModel(s.paths.models, source.model))
+        .catch((e) => asContractError(m, e));
       label = source.model;
     }
     const defaultDir = path.join(s.paths.exports, `${label}-${format}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     const target = outDir ? confine(s, ctx, outDir, s.paths.exports, 'the export folder') : defaultDir;
-    const result = await exportModel({
-      ...model,
-      format,
-      outDir: target,
-      card,
-      name: label,
-      ggufDtype,
-      force,
-      protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
-    }).catch(asContractError);
+    const result = await m
+      .exportModel({
+        ...model,
+        format,
+        outDir: target,
+        card,
+        name: label,
+        ggufDtype,
+        force,
+        protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
+      })
+      .catch((e) => asContractError(m, e));
     return s.store.exports.insert({
       runId: 'run' in source ? source.run : null,
       model: 'model' in source ? source.model : null,

@@ -1,6 +1,6 @@
 import { ContractError, RunConfig } from '../../contract';
 import { realityCheck } from '../algorithms/fidelity';
-import { envOptions } from '../algorithms/train';
+import { envOptions } from '../algorithms/env-options';
 import { getEnv } from '../envs/registry';
 import type { HandlerGroup } from './types';
 
