@@ -22,6 +22,8 @@ export interface EvaluationResult {
   tokens: number;
   wallMs: number;
   results: RolloutResult[];
+  /** With test-time rehearsal: each task's private rehearsals (aligned with `results`); else empty. */
+  rehearsals: RolloutResult[][];
 }
 
 export async function evaluatePolicy(
@@ -35,11 +37,13 @@ export async function evaluatePolicy(
   const label = opts.label ?? 'eval';
   let results: RolloutResult[];
   let rehearsalTokens = 0;
+  const rehearsals: RolloutResult[][] = [];
   if (opts.testTime) {
     results = [];
     for (const task of tasks) {
       const r = await rehearseAndCommit(policy, env, task, settings, opts.testTime, opts.seed, `${label}:${task.id}`);
       rehearsalTokens += r.rehearsals.reduce((n, x) => n + x.tokensGenerated, 0);
+      rehearsals.push(r.rehearsals);
       results.push(r.committed);
     }
   } else {
@@ -63,5 +67,6 @@ export async function evaluatePolicy(
     tokens: rehearsalTokens + results.reduce((s, r) => s + r.tokensGenerated, 0),
     wallMs: performance.now() - t0,
     results,
+    rehearsals,
   };
 }

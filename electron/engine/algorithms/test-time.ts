@@ -72,18 +72,21 @@ export async function privateRehearsals(
   return { memory: buildMemory(rehearsals.map(traceOf)), rehearsals };
 }
 
-/** The committed real run with a given (possibly user-edited) memory. */
+/**
+ * The committed real run with a given (possibly user-edited) memory. `memoryText` is what goes in the
+ * memory block; it defaults to the structured memory rendered, and a hand edit of the text wins.
+ */
 export async function commitWithMemory(
   policy: Policy,
   env: ToolEnv,
   task: Task,
   settings: RolloutSettings,
   memory: Memory,
-  o: Pick<TestTimeOptions, 'commit' | 'agreement'>,
+  o: Pick<TestTimeOptions, 'commit' | 'agreement'> & { memoryText?: string },
   seed: number,
   label: string,
 ): Promise<RolloutResult> {
-  const memoryText = renderMemory(memory);
+  const memoryText = o.memoryText ?? renderMemory(memory);
   let plan: PlanToFollow | undefined;
   if (o.commit === 'plan' && memory.consensus.plan.length) {
     const agreement = o.agreement ?? { similarity: 'json-f1', threshold: 0.8 };

@@ -3,7 +3,17 @@
 import { join } from 'node:path';
 import { loadTokenizer } from '../../../native-models';
 import type { RehearsalMemory, RunConfig } from '../../contract';
-import { envOptions, evaluatePolicy, NativePolicy, privateRehearsals, commitWithMemory, realityCheck, rolloutSettings, runRollouts, toNewRollout, type RolloutResult } from '../algorithms';
+import {
+  envOptions,
+  evaluatePolicy,
+  NativePolicy,
+  privateRehearsals,
+  commitWithMemory,
+  realityCheck,
+  rolloutSettings,
+  toNewRollout,
+  type RolloutResult,
+} from '../algorithms';
 import { MODEL_DIR, TOKENIZER_DIR } from '../algorithms/context';
 import { renderMemory } from '../memory-text';
 import { getEnv } from '../envs/registry';
@@ -22,7 +32,14 @@ async function policyAt(source: PolicySource): Promise<NativePolicy> {
   if (cached?.dir === source.checkpointDir) return cached.policy;
   if (!('preset' in source.config.model)) throw new Error('policies of imported models are not supported by the algorithms yet');
   const tokenizer = loadTokenizer(join(source.checkpointDir, TOKENIZER_DIR));
-  const policy = await NativePolicy.create({ preset: source.config.model.preset, corpus: [], tokenizer, seed: source.config.seed, optimizer: {}, knobs: {} });
+  const policy = await NativePolicy.create({
+    preset: source.config.model.preset,
+    corpus: [],
+    tokenizer,
+    seed: source.config.seed,
+    optimizer: {},
+    knobs: {},
+  });
   policy.load(join(source.checkpointDir, MODEL_DIR));
   if (cached) await cached.policy.release();
   cached = { dir: source.checkpointDir, policy };
@@ -60,18 +77,25 @@ export interface EvaluateOutput {
 export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> {
   const policy = await policyAt(input);
   const { env } = await world(input.config);
-  const tasks = env.tasks(input.split).slice(0, input.limit ?? Infinity).map((t) => env.task(t.id));
+  const tasks = env
+    .tasks(input.split)
+    .slice(0, input.limit ?? Infinity)
+    .map((t) => env.task(t.id));
   if (!tasks.length) throw new Error(`environment ${env.id} has no ${input.split} tasks`);
   const settings = { ...rolloutSettings(input.config), temperature: 0 };
-  const testTime = input.rehearsals > 0 ? { rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, temperature: input.config.rollout.temperature } : undefined;
+  const testTime =
+    input.rehearsals > 0
+      ? { rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, temperature: input.config.rollout.temperature }
+      : undefined;
   const result = await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime });
+  // World-model fidelity on these tasks: the evaluation's own first rehearsal of each, replayed for real.
   let fidelity: number | null = null;
   if (testTime) {
-    // Fidelity of the world model on these tasks: one private rehearsal each, replayed for real.
     const scores: number[] = [];
-    for (const task of tasks) {
-      const { rehearsals } = await privateRehearsals(policy, env, task, settings, { ...testTime, rehearsals: 1 }, input.seed, `fidelity:${task.id}`);
-      const checks = await realityCheck(env, task, storedTurns(rehearsals[0]));
+    for (const [i, task] of tasks.entries()) {
+      const first = result.rehearsals[i]?.[0];
+      if (!first) continue;
+      const checks = await realityCheck(env, task, storedTurns(first));
       scores.push(...checks.map((c) => c.fidelity.similarity));
     }
     fidelity = scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : null;
@@ -108,7 +132,15 @@ export async function rehearseOp(input: RehearseInput): Promise<{ memory: Rehear
   const policy = await policyAt(input);
   const { env, task } = await world(input.config, input.taskId);
   const settings = rolloutSettings(input.config);
-  const { memory, rehearsals } = await privateRehearsals(policy, env, task!, settings, { rehearsals: input.rehearsals, mode: input.mode, commit: 'prompt', temperature: input.temperature }, input.seed, `rehearse:${task!.id}`);
+  const { memory, rehearsals } = await privateRehearsals(
+    policy,
+    env,
+    task!,
+    settings,
+    { rehearsals: input.rehearsals, mode: input.mode, commit: 'prompt', temperature: input.temperature },
+    input.seed,
+    `rehearse:${task!.id}`,
+  );
   return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time' })) };
 }
 
@@ -121,14 +153,22 @@ export interface CommitInput extends PolicySource {
   seed: number;
 }
 
-export async function commitOp(input: CommitInput): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null }> {
+export async function commitOp(
+  input: CommitInput,
+): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null }> {
   const policy = await policyAt(input);
   const { env, task } = await world(input.config, input.taskId);
   const settings = { ...rolloutSettings(input.config), temperature: 0 };
-  const committed =
-    input.commit === 'plan'
-      ? await commitWithMemory(policy, env, task!, settings, input.memory, { commit: 'plan' }, input.seed, `commit:${task!.id}`)
-      : (await runRollouts(policy, env, [{ task: task!, mode: 'real', memory: input.memoryText }], settings, input.seed, `commit:${task!.id}`))[0];
+  const committed = await commitWithMemory(
+    policy,
+    env,
+    task!,
+    settings,
+    input.memory,
+    { commit: input.commit, memoryText: input.memoryText },
+    input.seed,
+    `commit:${task!.id}`,
+  );
   return {
     rollout: toNewRollout(committed, { runId: null, step: null, mode: 'test-time' }),
     reward: committed.reward,
