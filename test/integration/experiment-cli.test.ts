@@ -1,25 +1,14 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { progressLabel } from '../../electron/cli/commands/experiment';
+import { runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
 
-const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-exp-cli-');
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function envace(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ENVACE_HOME: home } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const envace = (...args: string[]) => runEnvace(home, ...args);
 
 describe('envace experiment (command line)', () => {
   it('an unknown suite is a usage error (exit 2) that names the choices, before any training', async () => {

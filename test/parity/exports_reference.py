@@ -6,49 +6,19 @@ Reads only what any Hugging Face loader reads: config.json and model.safetensors
 Qwen2ForCausalLM / Qwen3ForCausalLM forward described by config.json on the token rows in IDS_JSON
 (a list of equal-length lists, no padding) and writes `logits` [B, T, V] as float32 safetensors.
 
-Written from the architectures' descriptions; it shares no code with the TypeScript model or exporter.
+Written from the architectures' descriptions; it shares no code with the TypeScript model or exporter
+(only the hand-written safetensors reader/writer of reference.py).
 """
 import json
-import struct
+import os
 import sys
 
-import numpy as np
 import torch
 
-DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
-
-
-def load_safetensors(path):
-    with open(path, "rb") as f:
-        blob = f.read()
-    (n,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8 : 8 + n])
-    body = blob[8 + n :]
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        start, end = entry["data_offsets"]
-        if entry["dtype"] == "BF16":
-            raw = np.frombuffer(body[start:end], dtype=np.uint16).astype(np.uint32) << 16
-            arr = raw.view(np.float32)
-        else:
-            arr = np.frombuffer(body[start:end], dtype=DTYPES[entry["dtype"]])
-        tensors[name] = torch.from_numpy(arr.astype(np.float32).reshape(entry["shape"]).copy())
-    return tensors
-
-
-def save_safetensors(path, tensors):
-    header, chunks, offset = {}, [], 0
-    for name, t in tensors.items():
-        raw = np.ascontiguousarray(t.detach().numpy().astype(np.float32)).tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
-        chunks.append(raw)
-        offset += len(raw)
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(chunks))
+# The safetensors reader/writer (parsed by hand) is shared with the other Python references.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import read_safetensors, write_safetensors  # noqa: E402
 
 
 class Llama:
@@ -125,9 +95,9 @@ def main():
         cfg = json.load(f)
     with open(ids_path) as f:
         ids = torch.tensor(json.load(f), dtype=torch.long)
-    model = Llama(cfg, load_safetensors(f"{hf_dir}/model.safetensors"))
+    model = Llama(cfg, {k: v.float() for k, v in read_safetensors(f"{hf_dir}/model.safetensors").items()})
     with torch.no_grad():
-        save_safetensors(out_path, {"logits": model.forward(ids)})
+        write_safetensors(out_path, {"logits": model.forward(ids).float()})
 
 
 if __name__ == "__main__":

@@ -32,8 +32,13 @@ def read_safetensors(path):
         if name == "__metadata__":
             continue
         a, b = e["data_offsets"]
-        arr = np.frombuffer(data[a:b], dtype=ST_DTYPES[e["dtype"]]).reshape(e["shape"])
-        out[name] = torch.from_numpy(arr.copy())
+        if e["dtype"] == "BF16":  # the top 16 bits of a float32
+            arr = (np.frombuffer(data[a:b], dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+        elif e["dtype"] == "F16":
+            arr = np.frombuffer(data[a:b], dtype=np.float16).astype(np.float32)
+        else:
+            arr = np.frombuffer(data[a:b], dtype=ST_DTYPES[e["dtype"]])
+        out[name] = torch.from_numpy(arr.reshape(e["shape"]).copy())
     return out
 
 

@@ -1,32 +1,19 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lastJson, runEnvace } from '../../helpers/cli';
 import { tempHome } from '../../helpers/engine';
 
-const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../../../bin/envace.mjs');
 const home = tempHome('envace-cli-');
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function envace(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ENVACE_HOME: home } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!);
+const envace = (...args: string[]) => runEnvace(home, ...args);
 
 describe('envace', () => {
   it('--help lists the command set of architecture.md', async () => {
     const { code, stdout } = await envace('--help');
     expect(code).toBe(0);
-    for (const command of ['train', 'eval', 'rehearse', 'export', 'import', 'experiment', 'runs', 'serve', 'bench']) expect(stdout).toContain(command);
+    for (const command of ['train', 'eval', 'rehearse', 'export', 'import', 'experiment', 'runs', 'serve', 'bench'])
+      expect(stdout).toContain(command);
   });
 
   it('runs list --json prints one JSON object on the last line', async () => {
