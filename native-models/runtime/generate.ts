@@ -2,10 +2,10 @@
 // step per token. Returns the generated ids with their log-probs under the model (temperature 1),
 // which is what a policy-gradient ratio needs as π_old.
 import { compileGraph } from '../graph/passes';
-import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
+import { type ModelConfig, type ParamSpec, headDim, paramSpecs } from '../transformer/config';
 import { buildDecodeGraph, buildResidentDecodeGraph } from '../transformer/graphs';
 import type { Params } from '../transformer/init';
-import { type SamplingParams, logSoftmax, sampleToken, seededRandom } from './sampling';
+import { type SamplingParams, sampleWithLogprob, seededRandom } from './sampling';
 import { type CompiledSession, type SessionOptions, createSession, ort } from './session';
 
 export interface GenerateOptions extends Partial<SamplingParams> {
@@ -38,30 +38,61 @@ export class GenerateError extends Error {
  */
 export type KvCacheMode = 'resident' | 'growing';
 
+/**
+ * How resident decode steps get the weights. `baked`: compiled into the step session as constants,
+ * which ORT pre-packs for its GEMM kernels once (a decode step is a few rows against every weight,
+ * so re-packing fed weights every step costs as much as the product itself: about 2× at batch 1);
+ * the session is rebuilt when the weights change. `fed`: passed as inputs every step, nothing to
+ * rebuild. The prefill always feeds them (its many rows amortise the packing).
+ */
+export type WeightBinding = 'baked' | 'fed';
+
+export interface GeneratorOptions {
+  kvCache?: KvCacheMode;
+  weights?: WeightBinding;
+}
+
 export class Generator {
+  /** The step session with the weights it was baked with (resident + baked only). */
+  private baked: { stamp: WeightStamp; compiled: CompiledSession } | undefined;
+  /** generate() calls run one at a time: a rebuild must not release a session another call is using. */
+  private queue: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly config: ModelConfig,
     /** The exported interface (`past_key_values` in, `present` out): the prefill, and every step when growing. */
     private readonly compiled: CompiledSession,
-    /** One-token steps against the resident cache; absent when growing. */
+    /** One-token steps against the resident cache with fed weights; absent when growing or baked. */
     private readonly resident: CompiledSession | undefined,
+    readonly kvCache: KvCacheMode,
+    readonly weights: WeightBinding,
+    private readonly sessionOptions: SessionOptions,
   ) {}
 
-  static async create(config: ModelConfig, session: SessionOptions = {}, kvCache: KvCacheMode = 'resident'): Promise<Generator> {
+  static async create(config: ModelConfig, session: SessionOptions = {}, opts: GeneratorOptions = {}): Promise<Generator> {
+    const kvCache = opts.kvCache ?? 'resident';
+    // Growing steps run the export's interface, whose weights are always inputs.
+    const weights = kvCache === 'growing' ? 'fed' : (opts.weights ?? 'baked');
     const prefill = await createSession(compileGraph(buildDecodeGraph(config)), session);
-    const resident = kvCache === 'resident' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
-    return new Generator(config, prefill, resident);
+    const resident = kvCache === 'resident' && weights === 'fed' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
+    return new Generator(config, prefill, resident, kvCache, weights, session);
   }
 
   get provider(): string {
     return this.compiled.provider;
   }
 
-  get kvCache(): KvCacheMode {
-    return this.resident ? 'resident' : 'growing';
+  /**
+   * Samples continuations of `prompts`. With baked weights the step session is kept for the same
+   * parameter arrays (recognised by identity plus a sample of their values) and rebuilt otherwise.
+   */
+  generate(params: Params, prompts: number[][], o: GenerateOptions): Promise<Generation[]> {
+    const run = this.queue.then(() => this.generateNow(params, prompts, o));
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
-  async generate(params: Params, prompts: number[][], o: GenerateOptions): Promise<Generation[]> {
+  private async generateNow(params: Params, prompts: number[][], o: GenerateOptions): Promise<Generation[]> {
     const c = this.config;
     this.validate(prompts, o);
     const sampling: SamplingParams = { temperature: o.temperature ?? 1, topK: o.topK ?? 0, topP: o.topP ?? 1 };
@@ -85,9 +116,10 @@ export class Generator {
     const prefill = await this.compiled.session.run({ ...paramFeeds, ...emptyPast, input_ids: i64(ids), position_ids: i64(positions), attention_mask: i64(mask) });
     // The last generated token is never fed back, so the cache never holds more than this.
     const capacity = P0 + o.maxNewTokens - 1;
-    const cache: DecodeCache = this.resident
-      ? new ResidentCache(this.resident.session, c, paramFeeds, prefill, mask, capacity)
-      : new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
+    let cache: DecodeCache;
+    if (this.kvCache === 'growing') cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
+    else if (this.resident) cache = new ResidentCache(this.resident.session, c, paramFeeds, prefill, mask, capacity);
+    else cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, mask, capacity);
     let logits = prefill.logits.data as Float32Array;
     let lastPositions = positions.map((row) => row[row.length - 1]);
     const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
@@ -97,10 +129,10 @@ export class Generator {
       const next = prompts.map((_, b) => {
         if (!active[b]) return 0;
         const row = logits.subarray(b * V, (b + 1) * V);
-        const token = sampleToken(row, sampling, random);
+        const { token, logprob } = sampleWithLogprob(row, sampling, random);
         const g = out[b];
         g.tokens.push(token);
-        g.logprobs.push(logSoftmax(row)[token]);
+        g.logprobs.push(logprob);
         if (o.stopTokenIds?.includes(token) || (o.decode && o.stopStrings?.some((s) => o.decode!(g.tokens).includes(s)))) {
           g.finishReason = 'stop';
           active[b] = false;
@@ -116,8 +148,24 @@ export class Generator {
   }
 
   async release(): Promise<void> {
+    await this.queue;
     await this.compiled.session.release();
     await this.resident?.session.release();
+    await this.baked?.compiled.session.release();
+    this.baked = undefined;
+  }
+
+  /** The resident step session with `params` compiled in, rebuilt when they are not the last ones baked. */
+  private async bakedSession(params: Params): Promise<CompiledSession> {
+    const specs = paramSpecs(this.config);
+    if (this.baked && this.baked.stamp.matches(params)) return this.baked.compiled;
+    await this.baked?.compiled.session.release();
+    this.baked = undefined;
+    const graph = buildResidentDecodeGraph(this.config);
+    for (const s of specs) graph.embedInput(s.name, params.get(s.name)!);
+    const compiled = await createSession(compileGraph(graph), this.sessionOptions);
+    this.baked = { stamp: new WeightStamp(specs, params), compiled };
+    return compiled;
   }
 
   private validate(prompts: number[][], o: GenerateOptions): void {
@@ -231,5 +279,38 @@ class ResidentCache implements DecodeCache {
     for (let b = 0; b < B; b++) this.mask[b * capacity + filled] = 1n;
     this.filled++;
     return res.logits.data as Float32Array;
+  }
+}
+
+/**
+ * Which weights a baked session holds: the arrays themselves and a strided sample of their values,
+ * so new arrays (an optimiser step) and values overwritten in place both count as new weights.
+ */
+class WeightStamp {
+  private static readonly SAMPLES = 32;
+  private readonly arrays: Float32Array[];
+  private readonly sample: Float32Array;
+
+  constructor(
+    private readonly specs: readonly ParamSpec[],
+    params: Params,
+  ) {
+    this.arrays = specs.map((s) => params.get(s.name)!);
+    this.sample = WeightStamp.take(this.arrays);
+  }
+
+  matches(params: Params): boolean {
+    if (!this.specs.every((s, k) => params.get(s.name) === this.arrays[k])) return false;
+    const now = WeightStamp.take(this.arrays);
+    return now.every((v, j) => Object.is(v, this.sample[j]));
+  }
+
+  private static take(arrays: readonly Float32Array[]): Float32Array {
+    const n = WeightStamp.SAMPLES;
+    const out = new Float32Array(arrays.length * n);
+    arrays.forEach((a, k) => {
+      for (let j = 0; j < n; j++) out[k * n + j] = a[Math.floor(((j + 0.5) * a.length) / n)] ?? 0;
+    });
+    return out;
   }
 }

@@ -1,4 +1,5 @@
-// Choosing the next token from logits: temperature, top-k, top-p, seeded. Pure functions.
+// Choosing the next token from logits: temperature, top-k, top-p, seeded. Pure functions, one pass
+// over the vocabulary where the rule allows it: they run once per row per generated token.
 
 export interface SamplingParams {
   /** 0 = greedy (argmax). */
@@ -21,14 +22,31 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+function max(xs: ArrayLike<number>): number {
+  let m = -Infinity;
+  for (let i = 0; i < xs.length; i++) if (xs[i] > m) m = xs[i];
+  return m;
+}
+
+/** log Σ exp(x_i), in float64. */
+export function logSumExp(logits: ArrayLike<number>): number {
+  const m = max(logits);
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - m);
+  return m + Math.log(sum);
+}
+
 /** log softmax of one row, in float64. */
 export function logSoftmax(logits: ArrayLike<number>): Float64Array {
-  let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]);
-  let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
-  const lse = max + Math.log(sum);
-  return Float64Array.from(logits, (v) => v - lse);
+  const lse = logSumExp(logits);
+  const out = new Float64Array(logits.length);
+  for (let i = 0; i < logits.length; i++) out[i] = logits[i] - lse;
+  return out;
+}
+
+/** log softmax(logits)[token] without materialising the row (what generation records per token). */
+export function tokenLogprob(logits: ArrayLike<number>, token: number): number {
+  return logits[token] - logSumExp(logits);
 }
 
 export function argmax(xs: ArrayLike<number>): number {
@@ -37,23 +55,78 @@ export function argmax(xs: ArrayLike<number>): number {
   return best;
 }
 
+/**
+ * Ids whose logit is at least `cutoff`, most likely first (ties by id): a prefix of the whole
+ * vocabulary's descending order, found without sorting the tokens below the cutoff.
+ */
+function leadingIds(logits: ArrayLike<number>, cutoff: number): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < logits.length; i++) if (logits[i] >= cutoff) ids.push(i);
+  return ids.sort((a, b) => logits[b] - logits[a] || a - b);
+}
+
+/**
+ * The top-k / top-p support: the shortest prefix of the descending order that holds k tokens or
+ * reaches probability p. `weight(i)` is token i's unnormalised probability, `total` their sum. The
+ * prefix is searched among tokens within a widening logit window of the best one, so a peaked
+ * distribution sorts a handful of ids, not the vocabulary.
+ */
+function truncatedSupport(logits: ArrayLike<number>, p: SamplingParams, top: number, weight: (i: number) => number, total: number): number[] {
+  const k = p.topK > 0 ? Math.min(p.topK, logits.length) : logits.length;
+  for (let width = 8 * p.temperature; ; width *= 4) {
+    const complete = width > 1e4 * p.temperature;
+    const ids = leadingIds(logits, complete ? -Infinity : top - width);
+    let mass = 0;
+    for (let j = 0; j < ids.length; j++) {
+      mass += weight(ids[j]) / total;
+      if (j + 1 >= k || (p.topP < 1 && mass >= p.topP)) return ids.slice(0, j + 1);
+    }
+    if (complete) return ids;
+  }
+}
+
 /** Samples a token id from one row of logits. */
 export function sampleToken(logits: ArrayLike<number>, p: SamplingParams, random: () => number): number {
   if (p.temperature === 0 || p.topK === 1) return argmax(logits);
-  const lp = logSoftmax(Array.from(logits, (v) => v / p.temperature));
-  let order = Array.from(lp.keys()).sort((a, b) => lp[b] - lp[a]);
-  if (p.topK > 0) order = order.slice(0, p.topK);
-  if (p.topP < 1) {
-    let cum = 0;
-    let keep = 0;
-    while (keep < order.length && cum < p.topP) cum += Math.exp(lp[order[keep++]]);
-    order = order.slice(0, Math.max(keep, 1));
+  const top = max(logits);
+  const weight = (i: number) => Math.exp((logits[i] - top) / p.temperature);
+  let total = 0;
+  for (let i = 0; i < logits.length; i++) total += weight(i);
+  return draw(logits, p, random, top, weight, total);
+}
+
+let scratch = new Float64Array(0);
+
+/**
+ * Samples a token and returns it with its log-probability at temperature 1 (the π_old a
+ * policy-gradient ratio needs). At temperature 1 both come from one pass of exponentials.
+ */
+export function sampleWithLogprob(logits: ArrayLike<number>, p: SamplingParams, random: () => number): { token: number; logprob: number } {
+  if (p.temperature !== 1 || p.topK === 1) {
+    const token = sampleToken(logits, p, random);
+    return { token, logprob: tokenLogprob(logits, token) };
   }
-  const weights = order.map((i) => Math.exp(lp[i]));
+  const V = logits.length;
+  if (scratch.length < V) scratch = new Float64Array(V);
+  const weights = scratch;
+  const top = max(logits);
+  let total = 0;
+  for (let i = 0; i < V; i++) total += weights[i] = Math.exp(logits[i] - top);
+  const token = draw(logits, p, random, top, (i) => weights[i], total);
+  return { token, logprob: logits[token] - top - Math.log(total) };
+}
+
+/** Draws from the weights (unnormalised probabilities summing to `total`), truncated by top-k / top-p. */
+function draw(logits: ArrayLike<number>, p: SamplingParams, random: () => number, top: number, weight: (i: number) => number, total: number): number {
+  if (p.topK === 0 && p.topP >= 1) {
+    // Whole vocabulary: inverse CDF in id order, one pass.
+    let r = random() * total;
+    for (let i = 0; i < logits.length; i++) if ((r -= weight(i)) <= 0) return i;
+    return logits.length - 1;
+  }
+  const support = truncatedSupport(logits, p, top, weight, total);
+  const weights = support.map(weight);
   let r = random() * weights.reduce((a, b) => a + b, 0);
-  for (let j = 0; j < order.length; j++) {
-    r -= weights[j];
-    if (r <= 0) return order[j];
-  }
-  return order[order.length - 1];
+  for (let j = 0; j < support.length; j++) if ((r -= weights[j]) <= 0) return support[j];
+  return support[support.length - 1];
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../../../native-models/presets';
 import { GenerateError, Generator } from '../../../../native-models/runtime/generate';
-import { argmax, sampleToken, seededRandom } from '../../../../native-models/runtime/sampling';
+import { argmax, logSoftmax, sampleToken, sampleWithLogprob, seededRandom, tokenLogprob } from '../../../../native-models/runtime/sampling';
 import { paramSpecs, resolveConfig } from '../../../../native-models/transformer/config';
 import { buildDecodeGraph, buildLogprobsGraph } from '../../../../native-models/transformer/graphs';
 import { initParams } from '../../../../native-models/transformer/init';
@@ -92,6 +92,68 @@ describe('sampleToken', () => {
     expect([...draw({ topK: 0, topP: 0.5 })]).toEqual([1]);
     expect([...draw({ topK: 0, topP: 0.8 })].sort()).toEqual([1, 3]);
     expect([...draw({ topK: 0, topP: 1 })].sort()).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('sampling distributions', () => {
+  // A known logit vector with a long tail, so truncation and temperature both change the support.
+  const logits = Float32Array.from([2, 0.5, -1, 1.5, 0, -3, 1, -0.5, 0.25, -2]);
+  const exact = (p: { temperature: number; topK: number; topP: number }) => {
+    const w = Array.from(logits, (l) => Math.exp(l / p.temperature));
+    const order = [...w.keys()].sort((a, b) => w[b] - w[a]);
+    const total = w.reduce((a, b) => a + b, 0);
+    let keep = p.topK > 0 ? p.topK : w.length;
+    if (p.topP < 1) {
+      let cum = 0;
+      keep = Math.min(keep, order.findIndex((i) => (cum += w[i] / total) >= p.topP) + 1);
+    }
+    const kept = new Set(order.slice(0, keep));
+    const z = [...kept].reduce((a, i) => a + w[i], 0);
+    return w.map((v, i) => (kept.has(i) ? v / z : 0));
+  };
+
+  it.each([
+    { temperature: 1, topK: 0, topP: 1 },
+    { temperature: 0.7, topK: 0, topP: 1 },
+    { temperature: 1.5, topK: 3, topP: 1 },
+    { temperature: 1, topK: 0, topP: 0.8 },
+    { temperature: 0.5, topK: 4, topP: 0.95 },
+  ])('draws each token with its truncated, renormalised probability (%o)', (p) => {
+    const n = 40_000;
+    const counts = new Array(logits.length).fill(0);
+    const r = seededRandom(17);
+    for (let i = 0; i < n; i++) counts[p.temperature === 1 ? sampleWithLogprob(logits, p, r).token : sampleToken(logits, p, r)]++;
+    exact(p).forEach((q, i) => {
+      if (q === 0) expect(counts[i], `token ${i} is outside the support`).toBe(0);
+      // Binomial standard error; 5σ keeps this deterministic seed far from a flaky edge.
+      else expect(Math.abs(counts[i] / n - q), `token ${i}`).toBeLessThan(5 * Math.sqrt((q * (1 - q)) / n) + 1e-9);
+    });
+  });
+
+  it('returns the log-probability at temperature 1 of the token it drew, whatever the sampling temperature', () => {
+    const lp = logSoftmax(logits);
+    for (const p of [{ temperature: 1, topK: 0, topP: 1 }, { temperature: 1, topK: 0, topP: 0.6 }, { temperature: 0.3, topK: 2, topP: 1 }, { temperature: 0, topK: 0, topP: 1 }]) {
+      const r = seededRandom(5);
+      for (let i = 0; i < 50; i++) {
+        const { token, logprob } = sampleWithLogprob(logits, p, r);
+        expect(logprob).toBeCloseTo(lp[token], 12);
+        expect(tokenLogprob(logits, token)).toBeCloseTo(lp[token], 12);
+      }
+    }
+  });
+
+  it('finds a top-p nucleus that reaches far below the best logit (the widening window)', () => {
+    // Ten tokens at 0 hold 94 % of the mass; 4990 at -9 share the rest, so p = 0.99 takes thousands of them.
+    const logits = Float32Array.from({ length: 5000 }, (_, i) => (i < 10 ? 0 : -9));
+    const w = Array.from(logits, Math.exp);
+    const total = w.reduce((a, b) => a + b, 0);
+    let cum = 0;
+    const last = w.findIndex((v) => (cum += v / total) >= 0.99); // ties keep id order
+    const r = seededRandom(2);
+    const seen = Array.from({ length: 4000 }, () => sampleToken(logits, { temperature: 1, topK: 0, topP: 0.99 }, r));
+    expect(last).toBeGreaterThan(3000);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(last);
+    expect(Math.max(...seen)).toBeGreaterThan(last - 500);
   });
 });
 

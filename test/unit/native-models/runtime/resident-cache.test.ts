@@ -50,7 +50,7 @@ describe('Generator with a resident cache', () => {
   const prompts = [[5, 17, 99, 3, 42, 8, 1], [7, 8, 200], [250]];
 
   it('generates the growing cache’s greedy tokens, log-probs and per-step logits on ragged prompts', async () => {
-    const growing = await Generator.create(config, {}, 'growing');
+    const growing = await Generator.create(config, {}, { kvCache: 'growing' });
     const resident = await Generator.create(config);
     expect([growing.kvCache, resident.kvCache]).toEqual(['growing', 'resident']);
     const logits: Float32Array[][] = [[], []];
@@ -63,7 +63,7 @@ describe('Generator with a resident cache', () => {
   });
 
   it('samples the same tokens from the same seed, including rows that stop early', async () => {
-    const growing = await Generator.create(config, {}, 'growing');
+    const growing = await Generator.create(config, {}, { kvCache: 'growing' });
     const resident = await Generator.create(config);
     const o = { maxNewTokens: 10, temperature: 1, topK: 20, seed: 4 };
     const free = await growing.generate(params, prompts, o);
@@ -73,5 +73,39 @@ describe('Generator with a resident cache', () => {
     expect(a[1].finishReason).toBe('stop');
     expect(b.map((g) => [g.tokens, g.finishReason])).toEqual(a.map((g) => [g.tokens, g.finishReason]));
     b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(a[row].logprobs[j], 4)));
+  });
+
+  it('bakes the weights into its step session and rebuilds it when they change, new arrays or overwritten in place', async () => {
+    const fed = await Generator.create(config, {}, { weights: 'fed' });
+    const baked = await Generator.create(config);
+    expect([fed.weights, baked.weights]).toEqual(['fed', 'baked']);
+    const o = { maxNewTokens: 10, temperature: 0 };
+    const same = async (p: typeof params) => {
+      const [a, b] = [await fed.generate(p, prompts, o), await baked.generate(p, prompts, o)];
+      expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
+      b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(a[row].logprobs[j], 4)));
+      return a.map((g) => g.tokens);
+    };
+    const before = await same(params);
+    // An optimiser step hands over new arrays.
+    const other = initParams(config, 6, 0.3);
+    const after = await same(other);
+    expect(after).not.toEqual(before);
+    // The same arrays with new values (copied in place) must not reuse the old session either.
+    const inPlace = new Map([...params].map(([k, v]) => [k, v.slice()]));
+    await same(inPlace);
+    for (const [k, v] of inPlace) v.set(other.get(k)!);
+    expect(await same(inPlace)).toEqual(after);
+    await Promise.all([fed.release(), baked.release()]);
+  });
+
+  it('runs concurrent generate calls one after another, each with its own weights', async () => {
+    const gen = await Generator.create(config);
+    const other = initParams(config, 6, 0.3);
+    const o = { maxNewTokens: 6, temperature: 0 };
+    const alone = [await gen.generate(params, prompts, o), await gen.generate(other, prompts, o)];
+    const together = await Promise.all([gen.generate(params, prompts, o), gen.generate(other, prompts, o), gen.generate(params, prompts, o)]);
+    expect(together).toEqual([alone[0], alone[1], alone[0]]);
+    await gen.release();
   });
 });
