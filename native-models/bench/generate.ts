@@ -18,6 +18,8 @@ export interface GenerateBenchOptions {
   pythonPath?: string;
   /** Leading steps whose greedy tokens are compared with PyTorch's (default 8). */
   agreeSteps?: number;
+  /** Every row gets the same prompt, as a GRPO group's rollouts of one task do (prefilled once). */
+  sharedPrompt?: boolean;
 }
 
 export interface GenerateBenchResult {
@@ -25,10 +27,11 @@ export interface GenerateBenchResult {
   batch: number;
   promptLen: number;
   newTokens: number;
+  sharedPrompt: boolean;
   /** Prefill + decode wall time. */
   wallMs: number;
   tokensPerSec: number;
-  /** Prompt tokens over the time to the first sampled token (one model run over the prompt). */
+  /** Prompt tokens of all rows over the time to the first sampled token (a shared prompt counts once per row). */
   prefillTokensPerSec: number;
   /** Tokens 2..N over the time after the first; null when only one token is generated. */
   decodeTokensPerSec: number | null;
@@ -42,7 +45,7 @@ export interface GenerateBenchResult {
 }
 
 export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<GenerateBenchResult[]> {
-  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, ...opts };
+  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, sharedPrompt: false, ...opts };
   const threads = o.threads ?? (await import('node:os')).availableParallelism();
   const results: GenerateBenchResult[] = [];
   for (const name of o.presets) {
@@ -50,7 +53,7 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
     const gen = await Generator.create(c, { intraOpThreads: o.threads });
     const params = initParams(c, 0);
     for (const batch of o.batches) {
-      const prompts = Array.from({ length: batch }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => (b * 37 + i * 11) % c.vocabSize));
+      const prompts = Array.from({ length: batch }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => ((o.sharedPrompt ? 0 : b) * 37 + i * 11) % c.vocabSize));
       // Warm-up, which also records our top-2 margins for the comparison with PyTorch (untimed).
       const margins: number[][] = prompts.map(() => []);
       const checkSteps = Math.min(o.agreeSteps, o.newTokens);
@@ -70,6 +73,7 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
         batch,
         promptLen: o.promptLen,
         newTokens: o.newTokens,
+        sharedPrompt: o.sharedPrompt,
         wallMs,
         tokensPerSec: generated / (wallMs / 1000),
         prefillTokensPerSec: (batch * o.promptLen) / ((stamps[0] - t0) / 1000),

@@ -15,8 +15,13 @@ export interface TrainBenchOptions {
   presets?: PresetName[];
   batch?: number;
   seqLen?: number;
-  /** Timed steps per preset (after one warm-up step); the median is reported. */
+  /** Timed steps per preset; the median is reported. */
   steps?: number;
+  /**
+   * Untimed steps first, the same number on both sides (default 3): ORT's arena and the fresh
+   * output buffers settle over the first steps (hundreds of thousands of page faults each).
+   */
+  warmupSteps?: number;
   /** ORT intra-op threads and torch.set_num_threads; default: ORT's choice / all cores. */
   threads?: number;
   /** Run the PyTorch reference when /usr/bin/python3 can import torch (default true). */
@@ -71,14 +76,14 @@ export async function measureGemmPeak(n = 1024, repeats = 5, threads?: number): 
 
 function torchReference(c: ModelConfig, o: Required<Omit<TrainBenchOptions, 'presets' | 'threads'>> & { threads: number }): TrainBenchResult['torch'] {
   const script = fileURLToPath(new URL('../../test/bench/torch_train_step.py', import.meta.url));
-  const r = spawnSync(o.pythonPath, [script, JSON.stringify(c), String(o.batch), String(o.seqLen), String(o.steps), String(o.threads)], { encoding: 'utf8' });
+  const r = spawnSync(o.pythonPath, [script, JSON.stringify(c), String(o.batch), String(o.seqLen), String(o.steps), String(o.threads), String(o.warmupSteps)], { encoding: 'utf8' });
   if (r.status !== 0) return { error: (r.stderr || r.error?.message || 'torch reference failed').trim().split('\n').pop()! };
   const j = JSON.parse(r.stdout.trim().split('\n').pop()!) as { median_step_ms: number; tokens_per_sec: number; peak_rss_mb: number };
   return { medianStepMs: j.median_step_ms, tokensPerSec: j.tokens_per_sec, peakRssMb: j.peak_rss_mb };
 }
 
 export async function benchTrain(opts: TrainBenchOptions = {}): Promise<TrainBenchResult[]> {
-  const o = { presets: ['tiny', 'small'] as PresetName[], batch: 8, seqLen: 256, steps: 3, torch: true, pythonPath: '/usr/bin/python3', ...opts };
+  const o = { presets: ['tiny', 'small'] as PresetName[], batch: 8, seqLen: 256, steps: 3, warmupSteps: 3, torch: true, pythonPath: '/usr/bin/python3', ...opts };
   const threads = o.threads ?? (await import('node:os')).availableParallelism();
   const peak = await measureGemmPeak(1024, 5, o.threads);
   const results: TrainBenchResult[] = [];
@@ -87,7 +92,7 @@ export async function benchTrain(opts: TrainBenchOptions = {}): Promise<TrainBen
     const trainer = await Trainer.create({ config: c, objective: { sft: { aggregation: 'token-mean' } }, session: { intraOpThreads: o.threads }, seed: 0 });
     const rows = Array.from({ length: o.batch }, (_, b) => Array.from({ length: o.seqLen + 1 }, (_, i) => (b * 131 + i * 17) % c.vocabSize));
     const batch = { tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) };
-    await trainer.trainStep(batch);
+    for (let i = 0; i < o.warmupSteps; i++) await trainer.trainStep(batch);
     const times: number[] = [];
     for (let i = 0; i < o.steps; i++) {
       const t0 = performance.now();

@@ -55,6 +55,8 @@ export interface GeneratorOptions {
 export class Generator {
   /** The step session with the weights it was baked with (resident + baked only). */
   private baked: { stamp: WeightStamp; compiled: CompiledSession } | undefined;
+  /** Rows and tokens the last call's prefill ran (duplicates of a prompt are prefilled once). */
+  lastPrefill: { rows: number; tokens: number } | undefined;
   /** generate() calls run one at a time: a rebuild must not release a session another call is using. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -97,7 +99,6 @@ export class Generator {
     this.validate(prompts, o);
     const sampling: SamplingParams = { temperature: o.temperature ?? 1, topK: o.topK ?? 0, topP: o.topP ?? 1 };
     const random = seededRandom(o.seed ?? 0);
-    const B = prompts.length;
     const P0 = Math.max(...prompts.map((p) => p.length));
     const [KV, D] = [c.nKvHeads, headDim(c)];
     const paramFeeds: Record<string, ort.Tensor> = {};
@@ -106,21 +107,23 @@ export class Generator {
       if (!v) throw new GenerateError(`missing parameter ${s.name}`);
       paramFeeds[s.name] = new ort.Tensor('float32', v, [...s.shape]);
     }
-    // Left padding: every row's last prompt token sits at the end of the prefill.
-    const mask: number[][] = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...p.map(() => 1)]);
-    const ids = prompts.map((p) => [...new Array(P0 - p.length).fill(0), ...p]);
-    const positions = mask.map((row) => row.map((_, t) => Math.max(0, row.slice(0, t + 1).reduce((a, b) => a + b, 0) - 1)));
+    // Prefix reuse: identical prompts (a GRPO group's rollouts of one task) are prefilled once and
+    // their cache rows copied to each duplicate. The growing cache keeps the export's plain interface.
+    const { unique, source } = this.kvCache === 'resident' ? uniquePrompts(prompts) : { unique: prompts, source: prompts.map((_, b) => b) };
+    const pre = leftPadded(unique, P0);
     const emptyPast: Record<string, ort.Tensor> = {};
     for (let i = 0; i < c.nLayers; i++)
-      for (const kind of ['key', 'value']) emptyPast[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [B, KV, 0, D]);
-    const prefill = await this.compiled.session.run({ ...paramFeeds, ...emptyPast, input_ids: i64(ids), position_ids: i64(positions), attention_mask: i64(mask) });
+      for (const kind of ['key', 'value']) emptyPast[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [unique.length, KV, 0, D]);
+    const prefill = await this.compiled.session.run({ ...paramFeeds, ...emptyPast, input_ids: i64(pre.ids), position_ids: i64(pre.positions), attention_mask: i64(pre.mask) });
+    this.lastPrefill = { rows: unique.length, tokens: unique.length * P0 };
+    const { mask, positions } = leftPadded(prompts, P0);
     // The last generated token is never fed back, so the cache never holds more than this.
     const capacity = P0 + o.maxNewTokens - 1;
     let cache: DecodeCache;
     if (this.kvCache === 'growing') cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
-    else if (this.resident) cache = new ResidentCache(this.resident.session, c, paramFeeds, prefill, mask, capacity);
-    else cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, mask, capacity);
-    let logits = prefill.logits.data as Float32Array;
+    else if (this.resident) cache = new ResidentCache(this.resident.session, c, paramFeeds, prefill, source, mask, capacity);
+    else cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, source, mask, capacity);
+    let logits = gatherRows(prefill.logits.data as Float32Array, source, c.vocabSize);
     let lastPositions = positions.map((row) => row[row.length - 1]);
     const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
     const active = prompts.map(() => true);
@@ -185,6 +188,38 @@ export class Generator {
   }
 }
 
+/**
+ * Left padding to width P: every row's last prompt token sits at the end of the prefill. Mask 1 on
+ * real tokens; positions count real tokens only (padding takes position 0).
+ */
+function leftPadded(prompts: readonly number[][], P: number): { ids: number[][]; mask: number[][]; positions: number[][] } {
+  const ids = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...p]);
+  const mask = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...new Array<number>(p.length).fill(1)]);
+  const positions = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...p.map((_, t) => t)]);
+  return { ids, mask, positions };
+}
+
+/** Distinct prompts in first-seen order, and for each row the index of its prompt among them. */
+function uniquePrompts(prompts: readonly number[][]): { unique: number[][]; source: number[] } {
+  const index = new Map<string, number>();
+  const unique: number[][] = [];
+  const source = prompts.map((p) => {
+    const key = p.join(',');
+    let u = index.get(key);
+    if (u === undefined) index.set(key, (u = unique.push(p) - 1));
+    return u;
+  });
+  return { unique, source };
+}
+
+/** Rows [source[b]] of a [U,V] matrix as a [B,V] one (the same array when nothing repeats). */
+function gatherRows(m: Float32Array, source: readonly number[], V: number): Float32Array {
+  if (source.every((u, b) => u === b) && m.length === source.length * V) return m;
+  const out = new Float32Array(source.length * V);
+  source.forEach((u, b) => out.set(m.subarray(u * V, (u + 1) * V), b * V));
+  return out;
+}
+
 const i64 = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), [rows.length, rows[0].length]);
 
 /** The key/value cache between decode steps: `step` feeds one token per row and returns the logits [B·V]. */
@@ -243,17 +278,25 @@ class ResidentCache implements DecodeCache {
     c: ModelConfig,
     private readonly paramFeeds: Record<string, ort.Tensor>,
     prefill: ort.InferenceSession.OnnxValueMapType,
+    /** Row b's keys/values are the prefill's row source[b] (duplicate prompts share one). */
+    source: readonly number[],
     promptMask: number[][],
     private readonly capacity: number,
   ) {
     const B = promptMask.length;
     const P0 = promptMask[0].length;
-    [this.rows, this.D, this.filled] = [B * c.nKvHeads, headDim(c), P0];
+    const KV = c.nKvHeads;
+    [this.rows, this.D, this.filled] = [B * KV, headDim(c), P0];
+    const block = P0 * this.D; // one (row, kv head) of the prefill's present
     for (let i = 0; i < c.nLayers; i++)
       for (const kind of ['key', 'value']) {
         const data = new Float32Array(this.rows * capacity * this.D);
-        const present = prefill[`present.${i}.${kind}`].data as Float32Array; // [B,KV,P0,D]
-        for (let r = 0; r < this.rows; r++) data.set(present.subarray(r * P0 * this.D, (r + 1) * P0 * this.D), r * capacity * this.D);
+        const present = prefill[`present.${i}.${kind}`].data as Float32Array; // [U,KV,P0,D]
+        for (let b = 0; b < B; b++)
+          for (let h = 0; h < KV; h++) {
+            const from = (source[b] * KV + h) * block;
+            data.set(present.subarray(from, from + block), (b * KV + h) * capacity * this.D);
+          }
         this.slots[`${i}.${kind}`] = { data, tensor: new ort.Tensor('float32', data, [B, c.nKvHeads, capacity, this.D]) };
       }
     this.mask = new BigInt64Array(B * capacity);

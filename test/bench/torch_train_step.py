@@ -1,7 +1,8 @@
 """PyTorch reference train step for `envace bench`: the same Llama-family model as
 test/parity/reference.py, SFT cross-entropy, AdamW, on the CPU with a fixed thread count.
 
-Usage: /usr/bin/python3 torch_train_step.py CONFIG_JSON BATCH SEQ_LEN STEPS THREADS
+Usage: /usr/bin/python3 torch_train_step.py CONFIG_JSON BATCH SEQ_LEN STEPS THREADS [WARMUP]
+WARMUP untimed steps come first (default 1).
 Prints one JSON line: {"median_step_ms": ..., "tokens_per_sec": ..., "peak_rss_mb": ...}
 """
 import json
@@ -21,6 +22,7 @@ from reference import forward, init_params  # noqa: E402
 def main():
     cfg = json.loads(sys.argv[1])
     B, T, steps, threads = (int(a) for a in sys.argv[2:6])
+    warmup = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     P = {k: torch.nn.Parameter(v) for k, v in init_params(cfg).items()}
@@ -29,14 +31,14 @@ def main():
     mask = torch.ones(B, T, dtype=torch.int64)
     pos = torch.arange(T)[None].expand(B, T)
     times = []
-    for i in range(steps + 1):
+    for i in range(warmup + steps):
         t0 = time.perf_counter()
         logits = forward(cfg, P, ids[:, :-1], mask, pos)
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if i > 0:  # the first step warms up allocators
+        if i >= warmup:  # the first steps warm up allocators
             times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

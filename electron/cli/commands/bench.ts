@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type GenerateBenchResult, benchGenerate, benchTrain, type PresetName } from '../../../native-models';
+import { type GenerateBenchResult, PRESETS, benchGenerate, benchTrain, type PresetName } from '../../../native-models';
 import { benchLlamaCpp, type LlamaBenchResult } from '../../engine/models';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
@@ -7,6 +7,7 @@ import { act, leaf, type CommonOptions } from './common';
 interface BenchOptions extends CommonOptions {
   presets: string;
   steps: string;
+  warmup: string;
   threads?: string;
   batch: string;
   seqLen: string;
@@ -31,6 +32,7 @@ export function registerBench(program: Command): void {
   leaf(program.command('bench').description('performance figures: train step vs PyTorch, MFU, generation with the KV cache'))
     .option('--presets <list>', 'comma-separated presets', 'tiny,small')
     .option('--steps <n>', 'timed train steps per preset (median reported)', '3')
+    .option('--warmup <n>', 'untimed train steps first, on both sides', '3')
     .option('--batch <n>', 'train batch (sequences)', '8')
     .option('--seq-len <n>', 'train sequence length', '256')
     .option('--threads <n>', 'threads for ORT and PyTorch (default: all cores)')
@@ -52,6 +54,7 @@ export function registerBench(program: Command): void {
         const train = await benchTrain({
           presets: presets as PresetName[],
           steps: int(opts.steps, 'steps'),
+          warmupSteps: int(opts.warmup, 'warmup'),
           batch: int(opts.batch, 'batch'),
           seqLen: int(opts.seqLen, 'seq-len'),
           threads,
@@ -61,11 +64,16 @@ export function registerBench(program: Command): void {
         const generate = await benchGenerate({ presets: presets as PresetName[], threads, torch: opts.torch });
         // Cost per generated token must stay flat as the context grows (the KV cache at work); PyTorch
         // at the same contexts shows how much of any growth attention itself explains.
+        // A GRPO group: 8 rollouts of one task start from the same prompt, which is prefilled once.
+        out.line('measuring a group of 8 rollouts sharing one 256-token prompt…');
+        const group = await benchGenerate({ presets: presets as PresetName[], batches: [8], promptLen: 256, newTokens: 32, threads, torch: opts.torch, sharedPrompt: true });
         out.line('measuring decode speed at short and long context…');
         const context: Awaited<ReturnType<typeof benchGenerate>> = [];
+        const newTokens = 32;
         for (const name of presets) {
-          const maxContext = name === 'nano' ? 200 : 896;
-          for (const promptLen of [128, maxContext]) context.push(...(await benchGenerate({ presets: [name as PresetName], batches: [1], promptLen, newTokens: 32, threads, torch: opts.torch })));
+          // Prompt + new tokens end at 1024 (or the preset's whole context when shorter).
+          const longPrompt = Math.min(1024, PRESETS[name as PresetName].maxSeqLen) - newTokens;
+          for (const promptLen of [128, longPrompt]) context.push(...(await benchGenerate({ presets: [name as PresetName], batches: [1], promptLen, newTokens, threads, torch: opts.torch })));
         }
         const llama: Array<LlamaBenchResult | { preset: string; error: string }> = [];
         if (opts.llama) {
@@ -78,6 +86,7 @@ export function registerBench(program: Command): void {
         const figures = {
           train: train.map((r) => ({ ...r, ratioVsTorch: ratio(r) })),
           generate,
+          group,
           context,
           llama,
         };
@@ -101,10 +110,10 @@ export function registerBench(program: Command): void {
             '',
             table([
               ['PRESET', 'BATCH', 'PROMPT', 'NEW', 'TOKENS/S', 'PREFILL TOK/S', 'DECODE TOK/S', 'RSS MB', 'TORCH DECODE TOK/S', 'OURS/TORCH', 'TOKENS AGREE'],
-              ...[...generate, ...context].map((g) => [
+              ...[...generate, ...group, ...context].map((g) => [
                 g.preset,
                 String(g.batch),
-                String(g.promptLen),
+                g.sharedPrompt ? `${g.promptLen} shared` : String(g.promptLen),
                 String(g.newTokens),
                 g.tokensPerSec.toFixed(0),
                 g.prefillTokensPerSec.toFixed(0),

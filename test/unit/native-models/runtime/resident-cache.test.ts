@@ -108,4 +108,23 @@ describe('Generator with a resident cache', () => {
     expect(together).toEqual([alone[0], alone[1], alone[0]]);
     await gen.release();
   });
+
+  it('prefills a repeated prompt once (a GRPO group) and generates what separate prefills would', async () => {
+    const growing = await Generator.create(config, {}, { kvCache: 'growing' });
+    const resident = await Generator.create(config);
+    // Rows 0, 2 and 3 share a prompt; row 1 is shorter, so the shared rows are padded too.
+    const group = [prompts[0], prompts[1], prompts[0], prompts[0]];
+    for (const o of [{ maxNewTokens: 9, temperature: 0 }, { maxNewTokens: 9, temperature: 1, topP: 0.9, seed: 12 }]) {
+      const a = await growing.generate(params, group, o);
+      const b = await resident.generate(params, group, o);
+      expect(growing.lastPrefill).toEqual({ rows: 4, tokens: 4 * prompts[0].length });
+      expect(resident.lastPrefill).toEqual({ rows: 2, tokens: 2 * prompts[0].length });
+      expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
+      b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(a[row].logprobs[j], 4)));
+    }
+    // Sampled rows of one prompt still diverge: each draws from the shared random stream in turn.
+    const sampled = await resident.generate(params, [prompts[2], prompts[2], prompts[2]], { maxNewTokens: 8, temperature: 1, seed: 3 });
+    expect(new Set(sampled.map((g) => g.tokens.join(','))).size).toBeGreaterThan(1);
+    await Promise.all([growing.release(), resident.release()]);
+  });
 });
