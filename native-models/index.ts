@@ -26,6 +26,7 @@ export { PRESETS, preset } from './presets';
 export type { PresetName } from './presets';
 export { initParams } from './transformer/init';
 export type { Params } from './transformer/init';
+export { growVocabulary } from './transformer/vocab';
 export { buildModel } from './transformer/model';
 export { buildLogprobsGraph, buildTrainStepGraph, buildOptimizerGraph, buildDecodeGraph, buildResidentDecodeGraph, gradName } from './transformer/graphs';
 export type { ObjectiveConfig } from './transformer/graphs';

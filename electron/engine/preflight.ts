@@ -5,6 +5,8 @@ import { plannedSteps, type RunConfig } from '../contract';
 import { envOptions } from './algorithms/env-options';
 import { getEnv } from './envs/registry';
 import { SPLITS } from './envs/types';
+import { listModels } from './models/registry';
+import { SPECIAL_TOKENS, loadTokenizer } from '../../native-models/tokenizer';
 
 const BYTES = 4; // float32 everywhere in training
 
@@ -21,7 +23,49 @@ export function trainingMemoryEstimate(c: ModelConfig, microBatchTokens: number)
   return state + activations;
 }
 
-export async function preflight(config: RunConfig): Promise<{
+/** Model size, memory and tokenizer checks of the run's model: a preset, or an imported one in `modelsDir`. */
+function modelChecks(config: RunConfig, modelsDir: string | undefined): { params: number | null; memoryEstimateBytes: number | null; checks: Check[] } {
+  let model: ModelConfig;
+  let tokenizerCheck: Check;
+  if ('preset' in config.model) {
+    model = preset(config.model.preset);
+    // From-scratch models get a byte-level BPE trained on the environment's own texts.
+    tokenizerCheck = { name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' };
+  } else {
+    const name = config.model.imported;
+    const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
+    if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`envace import --hf DIR\`` }] };
+    model = entry.config;
+    try {
+      const tokenizer = loadTokenizer(entry.path);
+      const missing = SPECIAL_TOKENS.filter((t) => tokenizer.tokenToId(t) === undefined).length;
+      tokenizerCheck = {
+        name: 'tokenizer',
+        ok: true,
+        detail: `${entry.name}'s own tokenizer (${tokenizer.vocabSize} ids)${missing ? `; ${missing} role markers (<|act|>, <|obs|>, …) are added as special tokens with new embedding rows` : ''}`,
+      };
+    } catch (e) {
+      tokenizerCheck = { name: 'tokenizer', ok: false, detail: `${entry.name}'s tokenizer cannot be loaded: ${(e as Error).message}` };
+    }
+  }
+  const params = countParams(model);
+  const memoryEstimateBytes = trainingMemoryEstimate(model, config.optim.microBatchTokens);
+  const free = os.freemem();
+  const memory: Check = {
+    name: 'memory',
+    ok: memoryEstimateBytes < free,
+    detail: `about ${(memoryEstimateBytes / 2 ** 30).toFixed(2)} GiB for training (${(params / 1e6).toFixed(2)}M parameters); ${(free / 2 ** 30).toFixed(1)} GiB free now`,
+  };
+  return { params, memoryEstimateBytes, checks: [memory, tokenizerCheck] };
+}
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export async function preflight(config: RunConfig, modelsDir?: string): Promise<{
   ok: boolean;
   checks: Array<{ name: string; ok: boolean; detail: string }>;
   params: number | null;
@@ -53,26 +97,7 @@ export async function preflight(config: RunConfig): Promise<{
   } catch (error) {
     checks.push({ name: 'environment', ok: false, detail: (error as Error).message });
   }
-  let params: number | null = null;
-  let memoryEstimateBytes: number | null = null;
-  if ('preset' in config.model) {
-    const model = preset(config.model.preset);
-    params = countParams(model);
-    memoryEstimateBytes = trainingMemoryEstimate(model, config.optim.microBatchTokens);
-    const free = os.freemem();
-    checks.push({
-      name: 'memory',
-      ok: memoryEstimateBytes < free,
-      detail: `about ${(memoryEstimateBytes / 2 ** 30).toFixed(2)} GiB for training (${(params / 1e6).toFixed(2)}M parameters); ${(free / 2 ** 30).toFixed(1)} GiB free now`,
-    });
-    // From-scratch models get a byte-level BPE trained on the environment's own texts.
-    checks.push({ name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' });
-  } else {
-    checks.push({
-      name: 'model',
-      ok: false,
-      detail: `training an imported model (${config.model.imported}) is not supported by the algorithms yet; pick a preset`,
-    });
-  }
+  const { params, memoryEstimateBytes, checks: modelResults } = modelChecks(config, modelsDir);
+  checks.push(...modelResults);
   return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config) };
 }

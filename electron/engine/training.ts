@@ -87,7 +87,7 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
       try {
         await s.compute.stream(
           'train',
-          { config: run.config, runDir: runDir(s.paths, runId), resumeFromStep: options.resumeFromStep, resumeFromDir: options.resumeFromDir },
+          { config: run.config, runDir: runDir(s.paths, runId), modelsDir: s.paths.models, resumeFromStep: options.resumeFromStep, resumeFromDir: options.resumeFromDir },
           onEvent,
           stop.signal,
         );

@@ -35,6 +35,7 @@ export interface GenerateBenchResult {
   prefillTokensPerSec: number;
   /** Tokens 2..N over the time after the first; null when only one token is generated. */
   decodeTokensPerSec: number | null;
+  /** Highest resident set size seen at any step of the timed generation (sampled, this process). */
   peakRssMb: number;
   torch?: { prefillTokensPerSec: number; decodeTokensPerSec: number | null; peakRssMb: number } | { error: string };
   /** Our decode tokens/s over PyTorch's. */
@@ -64,7 +65,16 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
       });
       const stamps: number[] = [];
       const t0 = performance.now();
-      const out = await gen.generate(params, prompts, { maxNewTokens: o.newTokens, temperature: 0, onStep: () => stamps.push(performance.now()) });
+      // The process's maxRSS would carry whatever ran before (the train bench): sample RSS per step instead.
+      let peakRss = process.memoryUsage.rss();
+      const out = await gen.generate(params, prompts, {
+        maxNewTokens: o.newTokens,
+        temperature: 0,
+        onStep: () => {
+          stamps.push(performance.now());
+          peakRss = Math.max(peakRss, process.memoryUsage.rss());
+        },
+      });
       const wallMs = performance.now() - t0;
       const generated = out.reduce((n, g) => n + g.tokens.length, 0);
       const decodeMs = stamps[stamps.length - 1] - stamps[0];
@@ -78,7 +88,7 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
         tokensPerSec: generated / (wallMs / 1000),
         prefillTokensPerSec: (batch * o.promptLen) / ((stamps[0] - t0) / 1000),
         decodeTokensPerSec: stamps.length > 1 ? (batch * (stamps.length - 1)) / (decodeMs / 1000) : null,
-        peakRssMb: process.resourceUsage().maxRSS / 1024,
+        peakRssMb: peakRss / 2 ** 20,
       };
       if (o.torch) {
         const ref = runTorchGenerate({ config: c, params, prompts, newTokens: o.newTokens, threads, pythonPath: o.pythonPath });

@@ -163,6 +163,21 @@ export class TextTokenizer {
     return renderChatTemplate(this.chatTemplate, messages, { ...opts, specialTokens });
   }
 
+  /**
+   * This tokenizer with `tokens` added as special tokens where it lacks them, at new ids from
+   * `firstId` (default: after the last id). A pretrained model learns our role markers this way;
+   * ids below its embedding's row count reuse padded rows, ids above need the rows grown.
+   */
+  withSpecialTokens(tokens: readonly string[], firstId = this.vocabSize): TextTokenizer {
+    const missing = tokens.filter((t) => this.tokenToId(t) === undefined);
+    if (missing.length === 0) return this;
+    let next = Math.max(firstId, this.vocabSize);
+    const added = missing.map((content) => ({ id: next++, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));
+    const decoder = { ...((this.config.added_tokens_decoder as Record<string, unknown> | undefined) ?? {}) };
+    for (const t of added) decoder[String(t.id)] = { content: t.content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+    return new TextTokenizer({ ...this.json, added_tokens: [...this.json.added_tokens, ...added] }, { ...this.config, added_tokens_decoder: decoder }, this.chatTemplate);
+  }
+
   /** Write tokenizer.json + tokenizer_config.json (template included) into `dir`. */
   save(dir: string): void {
     const config = this.chatTemplate === undefined ? this.config : { ...this.config, chat_template: this.chatTemplate };

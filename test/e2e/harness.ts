@@ -116,7 +116,7 @@ export async function openWorkbench(prefix: string): Promise<OpenWorkbench> {
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
   const page = await context.newPage();
   const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('pageerror', (error) => pageErrors.push(process.env.E2E_STACKS ? `${error.message}\n${error.stack}` : error.message));
   return {
     home,
     engine,

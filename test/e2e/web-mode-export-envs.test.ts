@@ -98,6 +98,42 @@ describe('Export view', () => {
   });
 });
 
+describe('New run from an imported model', () => {
+  it('picks the imported model from a list, pre-flights it and trains it to completion', { timeout: 120_000 }, async () => {
+    // e2e-nano was imported by the export test above.
+    await page.goto(`${server.url}#/new`);
+    // The env list arrives after the first paint; the field is a free-text input until then.
+    await page.locator('select[data-path="env"]').selectOption('mock');
+    await page.locator('[data-path="model"]').selectOption('imported');
+    const picker = page.getByLabel('Imported model name');
+    await expect.poll(() => picker.locator('option:not([disabled])').allTextContents()).toEqual(['e2e-nano']);
+    await picker.selectOption('e2e-nano');
+    // EnvACE with short turns: nano's 256-token context holds mock's prompt without tool schemas.
+    await page.locator('[data-path="algo"]').selectOption('envace');
+    await page.locator('[data-path="steps"]').fill('2');
+    await page.locator('[data-path="rollout.toolSchemas"]').selectOption('none');
+    await page.locator('[data-path="rollout.k"]').fill('2');
+    await page.locator('[data-path="rollout.tasksPerStep"]').fill('1');
+    await page.locator('[data-path="rollout.maxTurns"]').fill('2');
+    await page.locator('[data-path="rollout.maxTokensPerTurn"]').fill('24');
+    await page.locator('[data-path="rollout.maxObservationTokens"]').fill('24');
+    await page.locator('[data-path="name"]').fill('from an imported model');
+    await page.getByTestId('preflight-check').click();
+    const preflight = page.getByTestId('preflight');
+    await preflight.waitFor();
+    expect(await preflight.locator('li[data-ok="false"]').count()).toBe(0);
+    expect(await preflight.locator('li', { hasText: 'tokenizer' }).textContent()).toMatch(/e2e-nano's own tokenizer/);
+    await page.getByTestId('create-run').click();
+    // Started at once, so the form opens the run's dashboard.
+    await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/dashboard\?run=/);
+    const run = (await api.call('runs.list', { search: 'from an imported model' })).items[0]!;
+    expect(new URL(page.url()).hash).toBe(`#/dashboard?run=${run.id}`);
+    expect(run.config.model).toEqual({ imported: 'e2e-nano' });
+    await expect.poll(async () => (await api.call('runs.get', { id: run.id })).status, { timeout: 100_000 }).toMatch(/completed|failed|cancelled/);
+    expect(await api.call('runs.get', { id: run.id })).toMatchObject({ status: 'completed', error: null, currentStep: 2 });
+  });
+});
+
 describe('Environments: add an MCP server', () => {
   it('adds the real filesystem server with a task file, shows refusals in place, then calls its tool from the console', async () => {
     const sandbox = path.join(home, 'sandbox');

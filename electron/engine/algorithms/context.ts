@@ -28,6 +28,8 @@ export interface StepResult {
 
 export interface TrainingIO {
   runDir: string;
+  /** The data home's imported models (runs whose model is `{ imported }` start from one). */
+  modelsDir?: string;
   /** Continue this run from its checkpoint at this step. */
   resumeFromStep?: number;
   /** Start from this checkpoint folder (a fork from another run); steps continue from its step. */

@@ -7,6 +7,7 @@
 import {
   type Generation,
   type ModelConfig,
+  type Params,
   type SessionOptions,
   type ObjectiveConfig,
   type OptimizerConfig,
@@ -14,13 +15,14 @@ import {
   type StepStats,
   type TrainBatch,
   Trainer,
+  growVocabulary,
   preset,
 } from '../../../native-models';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
 import { resolveConfig } from '../../../native-models/transformer/config';
-import { loadTokenizer, trainTokenizer } from '../../../native-models/tokenizer';
+import { SPECIAL_TOKENS, loadTokenizer, trainTokenizer } from '../../../native-models/tokenizer';
 import type { TextTokenizer } from '../../../native-models/tokenizer';
 import { AlgorithmError } from './errors';
 import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
@@ -63,17 +65,29 @@ export interface ReferencePolicy {
 /** Smallest tokenizer worth training: the specials, the 256 bytes and some merges. */
 const MIN_VOCAB = 8 + 256 + 128;
 
-export interface NativePolicyOptions {
-  preset: 'nano' | 'tiny' | 'small';
-  /** Texts the tokenizer is trained on (instructions, tool schemas, demonstrations). */
-  corpus: readonly string[];
+/** What every policy's trainers share, whatever the model came from. */
+export interface PolicyOptions {
   seed: number;
   optimizer: Partial<OptimizerConfig>;
   knobs: Partial<LossKnobs>;
-  /** A tokenizer to reuse (e.g. the run's saved one) instead of training a new one. */
-  tokenizer?: TextTokenizer;
   /** Execution provider and ORT options of every session (default: auto). */
   session?: SessionOptions;
+}
+
+export interface NativePolicyOptions extends PolicyOptions {
+  preset: 'nano' | 'tiny' | 'small';
+  /** Texts the tokenizer is trained on (instructions, tool schemas, demonstrations). */
+  corpus: readonly string[];
+  /** A tokenizer to reuse (e.g. the run's saved one) instead of training a new one. */
+  tokenizer?: TextTokenizer;
+}
+
+/** A pretrained model to start from: its config, weights and tokenizer (an imported Hugging Face folder). */
+export interface PretrainedModel {
+  name: string;
+  config: ModelConfig;
+  weights: Params;
+  tokenizer: TextTokenizer;
 }
 
 const tokenizerCache = new Map<string, TextTokenizer>();
@@ -105,7 +119,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
   private constructor(
     readonly tokenizer: TextTokenizer,
     readonly config: ModelConfig,
-    private readonly opts: NativePolicyOptions,
+    private readonly opts: PolicyOptions,
     first: Trainer,
     firstKey: string,
   ) {
@@ -118,8 +132,22 @@ export class NativePolicy implements Policy, ReferencePolicy {
   static async create(opts: NativePolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
     const base = preset(opts.preset);
     const tokenizer = opts.tokenizer ?? envTokenizer(opts.corpus, Math.max(base.vocabSize, MIN_VOCAB));
-    const config: ModelConfig = { ...base, vocabSize: tokenizer.vocabSize };
-    const trainer = await Trainer.create({ config, objective, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed, session: opts.session });
+    return NativePolicy.build(tokenizer, { ...base, vocabSize: tokenizer.vocabSize }, undefined, opts, objective);
+  }
+
+  /**
+   * A pretrained model as the starting policy. Its tokenizer gains our role markers (`<|act|>`,
+   * `<|obs|>`, …) as special tokens where it lacks them, using padded embedding rows first and
+   * growing the embedding (mean-initialised rows) when there are none left.
+   */
+  static async fromPretrained(model: PretrainedModel, opts: PolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
+    const tokenizer = model.tokenizer.withSpecialTokens(SPECIAL_TOKENS);
+    const { config, params } = growVocabulary(model.config, model.weights, Math.max(model.config.vocabSize, tokenizer.vocabSize));
+    return NativePolicy.build(tokenizer, config, params, opts, objective);
+  }
+
+  private static async build(tokenizer: TextTokenizer, config: ModelConfig, params: Params | undefined, opts: PolicyOptions, objective: ObjectiveConfig): Promise<NativePolicy> {
+    const trainer = await Trainer.create({ config, objective, params, optimizer: opts.optimizer, knobs: opts.knobs, seed: opts.seed, session: opts.session });
     return new NativePolicy(tokenizer, config, opts, trainer, JSON.stringify(objective));
   }
 
@@ -129,7 +157,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
    */
   static async fromCheckpoint(
     dir: string,
-    opts: Partial<Pick<NativePolicyOptions, 'seed' | 'optimizer' | 'knobs' | 'session'>> = {},
+    opts: Partial<PolicyOptions> = {},
   ): Promise<NativePolicy> {
     const stateFile = join(dir, 'model', TRAINER_STATE_FILE);
     let config: ModelConfig;
@@ -141,18 +169,8 @@ export class NativePolicy implements Policy, ReferencePolicy {
     const tokenizer = loadTokenizer(join(dir, 'tokenizer'));
     if (tokenizer.vocabSize !== config.vocabSize)
       throw new AlgorithmError(`${dir}: tokenizer has ${tokenizer.vocabSize} ids, the model ${config.vocabSize}`);
-    const o: NativePolicyOptions = {
-      preset: 'nano',
-      corpus: [],
-      tokenizer,
-      seed: opts.seed ?? 0,
-      optimizer: opts.optimizer ?? {},
-      knobs: opts.knobs ?? {},
-      session: opts.session,
-    };
-    const objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } };
-    const trainer = await Trainer.create({ config, objective, optimizer: o.optimizer, knobs: o.knobs, seed: o.seed, session: o.session });
-    const policy = new NativePolicy(tokenizer, config, o, trainer, JSON.stringify(objective));
+    const o: PolicyOptions = { seed: opts.seed ?? 0, optimizer: opts.optimizer ?? {}, knobs: opts.knobs ?? {}, session: opts.session };
+    const policy = await NativePolicy.build(tokenizer, config, undefined, o, { sft: { aggregation: 'token-mean' } });
     policy.load(join(dir, 'model'));
     return policy;
   }

@@ -8,10 +8,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunConfig as RunConfigSchema, type RunConfig } from '../../contract';
-import { loadTokenizer } from '../../../native-models/tokenizer';
 import { getEnv } from '../envs/registry';
 import type { ToolEnv } from '../envs/types';
-import { MODEL_DIR, REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, TOKENIZER_DIR, type TrainingIO } from './context';
+import { REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, type TrainingIO } from './context';
 import { demoCorpus, runDemonstrations } from './demos';
 import { systemText } from './layout';
 import { envOptions } from './env-options';
@@ -20,7 +19,8 @@ import { runPawStage } from './loops/paw';
 import { runRoleGrpoStage } from './loops/role-grpo';
 import { runRwmlStage } from './loops/rwml';
 import { runSftStage } from './loops/sft';
-import { NativePolicy } from './policy';
+import { NativePolicy, type PolicyOptions, type PretrainedModel } from './policy';
+import { loadModel } from '../models/registry';
 import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';
@@ -53,9 +53,14 @@ export function planStages(c: RunConfig): Stage[] {
   });
 }
 
-/** Knobs this engine does not implement yet are refused up front, never silently ignored. */
-function checkSupported(c: RunConfig): void {
-  if (!('preset' in c.model)) throw new AlgorithmError('training an imported model is not supported by the algorithms yet; use a preset');
+/** An imported model from the data home's models folder, as the starting policy's weights. */
+function pretrained(io: TrainingIO, name: string): PretrainedModel {
+  if (!io.modelsDir) throw new AlgorithmError(`model "${name}" is imported, but this engine was started without a models folder`);
+  try {
+    return loadModel(io.modelsDir, name);
+  } catch (e) {
+    throw new AlgorithmError(`cannot load imported model "${name}": ${(e as Error).message}`);
+  }
 }
 
 export function rolloutSettings(c: RunConfig): RolloutSettings {
@@ -90,7 +95,6 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   if (!parsed.success)
     throw new AlgorithmError(`invalid run config: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const config = parsed.data;
-  checkSupported(config);
   const stages = planStages(config);
   const total = stages[stages.length - 1].last;
   const env = await getEnv(config.env, envOptions(config));
@@ -99,22 +103,15 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   if (!trainTasks.length) throw new AlgorithmError(`environment '${config.env}' has no training tasks`);
   const from = resumePoint(io);
   io.onProgress(0, 'setup');
-  const tokenizer = from ? loadTokenizer(join(from.dir, TOKENIZER_DIR)) : undefined;
-  // The tokenizer learns from the demonstrations the run will use (file or expert); an env with
-  // neither gives its tool schemas and instructions. A resumed run reuses its saved tokenizer.
+  const imported = 'imported' in config.model ? config.model.imported : undefined;
+  // A fresh preset run trains its tokenizer on the demonstrations it will use (file or expert); an
+  // env with neither gives its tool schemas and instructions. A resumed run has its saved tokenizer,
+  // an imported model its own.
+  const trainsTokenizer = !from && !imported;
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
   const transcripts =
-    !tokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
-  const corpus = tokenizer
-    ? []
-    : transcripts
-      ? demoCorpus(transcripts)
-      : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
-  const presetName = (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset;
-  const policy = await NativePolicy.create({
-    preset: presetName,
-    corpus,
-    tokenizer,
+    trainsTokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
+  const options: PolicyOptions = {
     seed: config.seed,
     optimizer: {
       lr: config.optim.lr,
@@ -132,11 +129,18 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
       klBeta: config.loss.klBeta,
       cmaeRho: config.paw.rho,
     },
-  });
-  io.onLog('info', `model: ${presetName} (${policy.config.vocabSize}-token vocabulary, context ${policy.maxSeqLen}) on ${policy.provider}`);
+  };
+  let policy: NativePolicy;
+  if (from) policy = await NativePolicy.fromCheckpoint(from.dir, options);
+  else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options);
+  else {
+    const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
+    policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus });
+  }
+  const modelName = imported ? `imported model ${imported}` : (config.model as { preset: string }).preset;
+  io.onLog('info', `model: ${modelName} (${policy.config.vocabSize}-token vocabulary, context ${policy.maxSeqLen}) on ${policy.provider}`);
   try {
     if (from) {
-      policy.load(join(from.dir, MODEL_DIR));
       if (existsSync(join(from.dir, REFERENCE_DIR))) await policy.loadReference(join(from.dir, REFERENCE_DIR));
       io.onLog('info', `resumed from ${from.dir} at step ${from.step}`);
     }

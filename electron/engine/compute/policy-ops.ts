@@ -1,7 +1,5 @@
 // Worker-side operations that need a trained policy: evaluation, private rehearsals, and a
 // committed run with a (possibly edited) memory. Each loads the run's checkpoint once and keeps it.
-import { join } from 'node:path';
-import { loadTokenizer } from '../../../native-models';
 import type { RehearsalMemory, RunConfig } from '../../contract';
 import {
   envOptions,
@@ -14,7 +12,6 @@ import {
   toNewRollout,
   type RolloutResult,
 } from '../algorithms';
-import { MODEL_DIR, TOKENIZER_DIR } from '../algorithms/context';
 import { renderMemory } from '../memory-text';
 import { getEnv } from '../envs/registry';
 import type { Split, Task, ToolEnv } from '../envs/types';
@@ -27,20 +24,10 @@ export interface PolicySource {
 
 let cached: { dir: string; policy: NativePolicy } | null = null;
 
-/** The run's policy at a checkpoint; the last one loaded stays warm for the next call. */
+/** The run's policy at a checkpoint (any model: the config is stored with it); the last one loaded stays warm. */
 async function policyAt(source: PolicySource): Promise<NativePolicy> {
   if (cached?.dir === source.checkpointDir) return cached.policy;
-  if (!('preset' in source.config.model)) throw new Error('policies of imported models are not supported by the algorithms yet');
-  const tokenizer = loadTokenizer(join(source.checkpointDir, TOKENIZER_DIR));
-  const policy = await NativePolicy.create({
-    preset: source.config.model.preset,
-    corpus: [],
-    tokenizer,
-    seed: source.config.seed,
-    optimizer: {},
-    knobs: {},
-  });
-  policy.load(join(source.checkpointDir, MODEL_DIR));
+  const policy = await NativePolicy.fromCheckpoint(source.checkpointDir, { seed: source.config.seed, session: { provider: source.config.provider } });
   if (cached) await cached.policy.release();
   cached = { dir: source.checkpointDir, policy };
   return policy;

@@ -23,6 +23,7 @@ const ops: OpTable = {
     const { runTraining } = await import('../algorithms/train');
     return runTraining(input.config, {
       runDir: input.runDir,
+      modelsDir: input.modelsDir,
       resumeFromStep: input.resumeFromStep,
       resumeFromDir: input.resumeFromDir,
       signal: ctx.signal,

@@ -37,7 +37,7 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
   },
-  'runs.preflight': ({ config }) => preflight(config),
+  'runs.preflight': ({ config }) => preflight(config, s.paths.models),
   'runs.start': ({ id }) => {
     const run = requireRun(s, id);
     if (run.status !== 'created') throw new ContractError('conflict', `run ${id} is ${run.status}; only a created run can be started (use resume)`);

@@ -24,12 +24,15 @@ export const STEP_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e
 /**
  * The y range: the data's span padded by 5 % each side; a flat series (a metric stuck at 0,
  * a constant learning rate) gets ±10 % of its value (±1 at 0) instead of an arbitrary 0–100.
+ * A span of a few float ulps (0.3 vs 0.30000000000000004) counts as flat: padded by 5 % of
+ * itself it would ask uPlot for ticks finer than the values can step, and its tick loop never ends.
  */
 export function valueRange(min: number | null, max: number | null): [number, number] {
   if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
-  if (min === max) {
-    const pad = Math.abs(min) * 0.1 || 1;
-    return [min - pad, max + pad];
+  if (max - min <= Math.max(Math.abs(min), Math.abs(max)) * 1e-9) {
+    const mid = (min + max) / 2;
+    const pad = Math.abs(mid) * 0.1 || 1;
+    return [mid - pad, mid + pad];
   }
   const pad = (max - min) * 0.05;
   return [min - pad, max + pad];

@@ -57,6 +57,14 @@ describe('axes and ranges', () => {
     expect(hi).toBeCloseTo(3.3e-4, 12);
     expect(valueRange(null, null)).toEqual([0, 1]);
   });
+  it('treats a span of a few ulps as flat (uPlot cannot tick it: its split loop would never advance)', () => {
+    const [lo, hi] = valueRange(0.3, 0.30000000000000004);
+    expect(lo).toBeCloseTo(0.27, 12);
+    expect(hi).toBeCloseTo(0.33, 12);
+    expect(valueRange(1e9, 1e9 + 1e-3)).toEqual(valueRange(1e9 + 5e-4, 1e9 + 5e-4));
+    // A real span, however small, keeps its 5 % padding.
+    expect(valueRange(1e-12, 2e-12)[1]).toBeCloseTo(2.05e-12, 20);
+  });
   it('uses the range function for y', () => {
     const range = lineChartOptions(config).scales!.y!.range as (u: unknown, min: number, max: number) => [number, number];
     expect(range(null, 2, 2)).toEqual([1.8, 2.2]);

@@ -90,7 +90,7 @@ function SourcePicker({ candidates, models: modelItems, source, onChange, onShow
       {kind === 'model' &&
         (modelItems.length === 0 ? (
           <p className="muted" data-testid="no-models">
-            No imported models. Import a Llama/Qwen-style Hugging Face folder with <code>envace models import DIR</code>; it then appears here.
+            No imported models. Import a Llama/Qwen-style Hugging Face folder with <code>envace import --hf DIR</code>; it then appears here.
           </p>
         ) : (
           <label className="field-inline">

@@ -7,6 +7,8 @@ interface Props {
   changed: boolean;
   /** Environment ids for the env picker; empty → free text. */
   envIds: string[];
+  /** Imported model names for the model picker; empty → a name to type, with how to import one. */
+  modelNames: string[];
   onChange: (value: FieldValue) => void;
 }
 
@@ -27,7 +29,7 @@ function bounds(field: ConfigField): string | null {
 }
 
 /** One knob: its input, its default, a one-line explanation, and its issue if any. */
-export function ConfigFieldRow({ field, value, issue, changed, envIds, onChange }: Props) {
+export function ConfigFieldRow({ field, value, issue, changed, envIds, modelNames, onChange }: Props) {
   const id = `knob-${field.path.replace(/\./g, '-')}`;
   const describedBy = `${id}-help${issue ? ` ${id}-issue` : ''}`;
   const common = { id, 'aria-describedby': describedBy, 'aria-invalid': issue ? true : undefined, 'data-path': field.path };
@@ -56,9 +58,22 @@ export function ConfigFieldRow({ field, value, issue, changed, envIds, onChange 
           ))}
           <option value="imported">imported model…</option>
         </select>
-        {imported && (
-          <input type="text" aria-label="Imported model name" placeholder="name given at import" value={text.slice('imported:'.length)} onChange={(e) => onChange(`imported:${e.target.value}`)} />
-        )}
+        {imported &&
+          (modelNames.length > 0 ? (
+            <select aria-label="Imported model name" value={text.slice('imported:'.length)} onChange={(e) => onChange(`imported:${e.target.value}`)}>
+              <option value="" disabled>
+                choose…
+              </option>
+              {modelNames.map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          ) : (
+            <>
+              <input type="text" aria-label="Imported model name" placeholder="name given at import" value={text.slice('imported:'.length)} onChange={(e) => onChange(`imported:${e.target.value}`)} />
+              <span className="muted"> none imported yet: <code>envace import --hf DIR</code></span>
+            </>
+          ))}
       </span>
     );
   } else if (field.path === 'env' && envIds.length > 0) {

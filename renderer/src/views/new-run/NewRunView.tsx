@@ -16,6 +16,8 @@ export function NewRunView() {
   const api = useApi();
   const envs = useCall('envs.list', {});
   const envIds = useMemo(() => envs.data?.items.map((e) => e.id) ?? [], [envs.data]);
+  const models = useCall('models.list', {});
+  const modelNames = useMemo(() => models.data?.items.map((m) => m.name) ?? [], [models.data]);
   const [values, setValues] = useState<FormValues>(() => defaultValues(fields));
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
@@ -121,6 +123,7 @@ export function NewRunView() {
                 issue={issueFor(field.path)}
                 changed={changed.has(field.path)}
                 envIds={envIds}
+                modelNames={modelNames}
                 onChange={(v) => update(field.path, v)}
               />
             ))}

@@ -1,0 +1,128 @@
+// Training from an imported Hugging Face model: its own tokenizer (which lacks our role markers)
+// gains them as special tokens, the embedding grows by mean-initialised rows, and the run trains,
+// checkpoints, resumes and evaluates like a preset run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunConfig, type RunConfigInput } from '../../../electron/contract';
+import { type StepResult, runTraining } from '../../../electron/engine/algorithms/train';
+import { NativePolicy } from '../../../electron/engine/algorithms/policy';
+import { hfShapeFromConfig, hfWeightsFromParams, importModel, loadModel } from '../../../electron/engine/models';
+import { evaluateOp } from '../../../electron/engine/compute/policy-ops';
+import { preflight } from '../../../electron/engine/preflight';
+import { PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, loadCheckpoint, paramSpecs, resolveConfig, trainBpe } from '../../../native-models';
+import { SPECIAL_TOKENS } from '../../../native-models/tokenizer';
+import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
+import { getEnv } from '../../../electron/engine/envs/registry';
+import { envOptions } from '../../../electron/engine/algorithms/env-options';
+
+const root = mkdtempSync(join(tmpdir(), 'envace-imported-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const modelsDir = join(root, 'models');
+
+const base: RunConfigInput = {
+  env: 'retail',
+  worldSize: 5,
+  model: { imported: 'pretrained-nano' },
+  seed: 2,
+  provider: 'cpu',
+  algo: 'sft',
+  steps: 4,
+  evalEvery: 4,
+  checkpointEvery: 2,
+  rollout: { k: 1, tasksPerStep: 2, maxTurns: 2, maxTokensPerTurn: 48, maxObservationTokens: 24, toolSchemas: 'none' },
+  optim: { lr: 3e-3, warmupSteps: 0 },
+};
+
+async function train(overrides: Partial<RunConfigInput>, io: { runDir: string; resumeFromDir?: string }) {
+  const steps: StepResult[] = [];
+  const logs: string[] = [];
+  const out = await runTraining(RunConfig.parse({ ...base, ...overrides }), {
+    modelsDir,
+    ...io,
+    signal: new AbortController().signal,
+    onStep: (s) => steps.push(s),
+    onLog: (_l, m) => logs.push(m),
+    onProgress: () => {},
+  });
+  return { ...out, steps, logs };
+}
+
+// A "pretrained" model as a user would bring it: a byte-level BPE tokenizer with only its own
+// <|endoftext|> special (none of our role markers) and a nano-sized Llama whose vocabulary is exactly
+// the tokenizer's, so every new special token needs a new embedding row.
+let vocab = 0;
+beforeAll(async () => {
+  const cfg = RunConfig.parse(base);
+  const env = await getEnv('retail', envOptions(cfg));
+  const texts = demoCorpus(await runDemonstrations(env, env.tasks('train').slice(0, 8).map((t) => env.task(t.id)), cfg.sft, 'none', 0));
+  const bpe = trainBpe(texts, { vocabSize: 420, specialTokens: ['<|endoftext|>'] });
+  const tokenizer = new TextTokenizer(bpeTokenizerJson(bpe), bpeTokenizerConfig(bpe, {}));
+  vocab = tokenizer.vocabSize;
+  const config = resolveConfig({ vocabSize: vocab, maxSeqLen: 256 }, PRESETS.nano);
+  const hfDir = join(root, 'pretrained-nano');
+  exportHfFolder(hfDir, { shape: hfShapeFromConfig(config), weights: hfWeightsFromParams(config, initParams(config, 9, 0.05)), tokenizer, modelCard: '# pretrained\n' });
+  await importModel({ hfDir, modelsDir });
+}, 120_000);
+
+describe('a run that starts from an imported model', () => {
+  it('adds the role markers its tokenizer lacks, growing the embedding by mean rows, and keeps every pretrained row', async () => {
+    const model = loadModel(modelsDir, 'pretrained-nano');
+    expect(SPECIAL_TOKENS.every((t) => model.tokenizer.tokenToId(t) === undefined)).toBe(true);
+    const policy = await NativePolicy.fromPretrained(model, { seed: 0, optimizer: {}, knobs: {}, session: { provider: 'cpu' } });
+    expect(policy.config.vocabSize).toBe(vocab + SPECIAL_TOKENS.length);
+    expect(SPECIAL_TOKENS.map((t) => policy.tokenizer.tokenToId(t))).toEqual(SPECIAL_TOKENS.map((_, i) => vocab + i));
+    // Text without markers tokenizes as before.
+    expect(policy.tokenizer.encode('get_order_details')).toEqual(model.tokenizer.encode('get_order_details'));
+    const dir = join(root, 'fresh');
+    policy.save(join(dir, 'model'));
+    const saved = loadCheckpoint(join(dir, 'model'), paramSpecs(policy.config).map((s) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' as const }))).weights;
+    const C = policy.config.dModel;
+    const before = model.weights.get('model.embed_tokens.weight')!;
+    const after = saved.get('model.embed_tokens.weight')!.data as Float32Array;
+    expect(after.subarray(0, vocab * C)).toEqual(before);
+    const mean = Array.from({ length: C }, (_, j) => {
+      let s = 0;
+      for (let r = 0; r < vocab; r++) s += before[r * C + j];
+      return s / vocab;
+    });
+    for (let r = vocab; r < vocab + SPECIAL_TOKENS.length; r++) expect(Math.max(...mean.map((m, j) => Math.abs(after[r * C + j] - m)))).toBeLessThan(1e-6);
+    await policy.release();
+  });
+
+  it('trains, checkpoints with the grown tokenizer, resumes and evaluates', async () => {
+    const runDir = join(root, 'run');
+    const first = await train({}, { runDir });
+    expect(first.finalStep).toBe(4);
+    expect(first.logs.join('\n')).toMatch(/model: imported model pretrained-nano \(\d+-token vocabulary/);
+    expect(first.steps[3].metrics.loss).toBeLessThan(first.steps[0].metrics.loss);
+    expect(first.steps[3].metrics['eval/success']).toBeDefined();
+    // Resume from step 2: the checkpoint carries the grown config and tokenizer; steps 3–4 repeat exactly.
+    const resumed = await train({}, { runDir: join(root, 'run-resumed'), resumeFromDir: join(runDir, 'checkpoints', 'step-2') });
+    expect(resumed.steps.map((s) => s.step)).toEqual([3, 4]);
+    expect(resumed.steps[1].metrics.loss).toBeCloseTo(first.steps[3].metrics.loss, 5);
+    const evaluated = await evaluateOp({
+      config: RunConfig.parse(base),
+      checkpointDir: join(runDir, 'checkpoints', 'step-4'),
+      split: 'heldout',
+      limit: 2,
+      rehearsals: 0,
+      mode: 'parallel',
+      commit: 'prompt',
+      seed: 0,
+    });
+    expect(evaluated.tasks).toBe(2);
+  }, 300_000);
+
+  it('says which model is missing, in pre-flight and when the run starts', async () => {
+    const missing = RunConfig.parse({ ...base, model: { imported: 'no-such-model' } });
+    const checks = await preflight(missing, modelsDir);
+    expect(checks.ok).toBe(false);
+    expect(checks.checks.find((c) => c.name === 'model')?.detail).toMatch(/no imported model named "no-such-model"/);
+    const good = await preflight(RunConfig.parse(base), modelsDir);
+    expect(good.checks.find((c) => c.name === 'tokenizer')?.detail).toMatch(/8 role markers .* are added as special tokens/);
+    expect(good.params).toBeGreaterThan(0);
+    await expect(train({ model: { imported: 'no-such-model' } }, { runDir: join(root, 'missing') })).rejects.toThrow(/cannot load imported model "no-such-model"/);
+  });
+});
