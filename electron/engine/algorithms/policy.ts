@@ -137,12 +137,18 @@ export class NativePolicy implements Policy, ReferencePolicy {
 
   /**
    * A pretrained model as the starting policy. Its tokenizer gains our role markers (`<|act|>`,
-   * `<|obs|>`, …) as special tokens where it lacks them, using padded embedding rows first and
-   * growing the embedding (mean-initialised rows) when there are none left.
+   * `<|obs|>`, …) as special tokens where it lacks them, after its last id; the embedding grows by
+   * one row per marker, each the mean of the rows of the marker's word ("act", "obs", …) in the
+   * model's own tokenizer, so the markers start distinct and readable.
    */
   static async fromPretrained(model: PretrainedModel, opts: PolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
-    const tokenizer = model.tokenizer.withSpecialTokens(SPECIAL_TOKENS);
-    const { config, params } = growVocabulary(model.config, model.weights, Math.max(model.config.vocabSize, tokenizer.vocabSize));
+    const tokenizer = model.tokenizer.withSpecialTokens(SPECIAL_TOKENS, model.config.vocabSize);
+    const vocab = Math.max(model.config.vocabSize, tokenizer.vocabSize);
+    const seeds = Array.from({ length: vocab - model.config.vocabSize }, (_, i) => {
+      const marker = tokenizer.idToToken(model.config.vocabSize + i) ?? '';
+      return model.tokenizer.encode(` ${marker.replace(/^<\|(.*)\|>$/, '$1')}`, { parseSpecial: false });
+    });
+    const { config, params } = growVocabulary(model.config, model.weights, vocab, seeds);
     return NativePolicy.build(tokenizer, config, params, opts, objective);
   }
 

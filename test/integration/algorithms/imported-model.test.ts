@@ -67,7 +67,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a run that starts from an imported model', () => {
-  it('adds the role markers its tokenizer lacks, growing the embedding by mean rows, and keeps every pretrained row', async () => {
+  it('adds the role markers its tokenizer lacks, each on a new row seeded from its word, and keeps every pretrained row', async () => {
     const model = loadModel(modelsDir, 'pretrained-nano');
     expect(SPECIAL_TOKENS.every((t) => model.tokenizer.tokenToId(t) === undefined)).toBe(true);
     const policy = await NativePolicy.fromPretrained(model, { seed: 0, optimizer: {}, knobs: {}, session: { provider: 'cpu' } });
@@ -82,12 +82,19 @@ describe('a run that starts from an imported model', () => {
     const before = model.weights.get('model.embed_tokens.weight')!;
     const after = saved.get('model.embed_tokens.weight')!.data as Float32Array;
     expect(after.subarray(0, vocab * C)).toEqual(before);
-    const mean = Array.from({ length: C }, (_, j) => {
-      let s = 0;
-      for (let r = 0; r < vocab; r++) s += before[r * C + j];
-      return s / vocab;
+    // Each marker's row is the mean of the rows of its word in the model's own tokenizer.
+    const rowMean = (ids: number[]) => Array.from({ length: C }, (_, j) => ids.reduce((a, id) => a + before[id * C + j], 0) / ids.length);
+    SPECIAL_TOKENS.forEach((marker, i) => {
+      const word = model.tokenizer.encode(` ${marker.slice(2, -2)}`, { parseSpecial: false });
+      expect(word.length).toBeGreaterThan(0);
+      const want = rowMean(word);
+      const row = after.subarray((vocab + i) * C, (vocab + i + 1) * C);
+      expect(Math.max(...want.map((m, j) => Math.abs(row[j] - m))), marker).toBeLessThan(1e-6);
     });
-    for (let r = vocab; r < vocab + SPECIAL_TOKENS.length; r++) expect(Math.max(...mean.map((m, j) => Math.abs(after[r * C + j] - m)))).toBeLessThan(1e-6);
+    // So the markers start distinct from one another.
+    const act = after.subarray((vocab + SPECIAL_TOKENS.indexOf('<|act|>')) * C, (vocab + SPECIAL_TOKENS.indexOf('<|act|>') + 1) * C);
+    const obs = after.subarray((vocab + SPECIAL_TOKENS.indexOf('<|obs|>')) * C, (vocab + SPECIAL_TOKENS.indexOf('<|obs|>') + 1) * C);
+    expect(act).not.toEqual(obs);
     await policy.release();
   });
 

@@ -66,6 +66,11 @@ describe('growVocabulary', () => {
     }
     expect(grown.get('model.norm.weight')).toBe(params.get('model.norm.weight'));
     expect(growVocabulary(c, params, 40).params).toBe(params);
+    // Seeded rows average the given ids' rows; out-of-range seeds are ignored (→ the overall mean).
+    const seeded = growVocabulary(c, params, 42, [[3, 5], [99]]).params.get('model.embed_tokens.weight')!;
+    const e = params.get('model.embed_tokens.weight')!;
+    for (let j = 0; j < C; j++) expect(seeded[40 * C + j]).toBeCloseTo((e[3 * C + j] + e[5 * C + j]) / 2, 6);
+    expect(seeded.subarray(41 * C, 42 * C)).toEqual(grown.get('model.embed_tokens.weight')!.subarray(40 * C, 41 * C));
     expect(() => growVocabulary(c, params, 39)).toThrow(/would drop tokens/);
   });
 });
