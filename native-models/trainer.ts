@@ -241,22 +241,26 @@ export class Trainer {
   /** Writes trainable weights, moments and the step as a checkpoint folder (atomically). */
   save(dir: string): void {
     const host = (p: Params) => new Map(this.trainable.map((s) => [s.name, { dtype: 'F32', shape: [...s.shape], data: p.get(s.name)! } as HostTensor]));
+    const frozen = this.specs.filter((s) => !s.trainable);
     const data: CheckpointInput = {
       weights: host(this.params),
       optimizer: { m: host(this.m), v: host(this.v) },
+      // A LoRA model's frozen base goes with it, so the folder alone restores the model.
+      frozen: frozen.length ? new Map(frozen.map((s) => [s.name, { dtype: 'F32', shape: [...s.shape], data: this.params.get(s.name)! } as HostTensor])) : undefined,
       trainerState: { step: this.step, config: this.config, objective: this.objective, optimizer: this.optimizer },
     };
     saveCheckpoint(dir, data);
   }
 
-  /** Restores a checkpoint written by `save` (frozen LoRA base weights stay as they are). */
+  /** Restores a checkpoint written by `save`, frozen LoRA base weights included when it has them. */
   load(dir: string): void {
-    const ck = loadCheckpoint(dir, this.trainable.map((s) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' })));
+    const spec = (s: ParamSpec) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' as const });
+    const ck = loadCheckpoint(dir, this.trainable.map(spec), this.specs.filter((s) => !s.trainable).map(spec));
     const step = (ck.trainerState as { step?: unknown }).step;
     if (!Number.isInteger(step)) throw new TrainerError(`checkpoint ${dir} has no integer step in its trainer state`);
     const asParams = (m: Map<string, HostTensor>) => new Map([...m].map(([k, t]) => [k, t.data as Float32Array]));
     const weights = asParams(ck.weights);
-    this.setParams(new Map([...this.params, ...weights]));
+    this.setParams(new Map([...this.params, ...(ck.frozen ? asParams(ck.frozen) : []), ...weights]));
     if (ck.optimizer) this.loadState({ step: step as number, m: asParams(ck.optimizer.m), v: asParams(ck.optimizer.v) });
     else this.step = step as number;
   }

@@ -104,6 +104,14 @@ export const RunConfig = z.strictObject({
       worldModelLoss: z.boolean().default(true),
     })
     .prefault({}),
+  /** LoRA: rank 0 trains every weight; rank > 0 freezes a pretrained (imported) model and trains rank-r adapters. */
+  lora: z
+    .strictObject({
+      rank: z.number().int().min(0).max(256).default(0),
+      alpha: z.number().positive().max(4096).default(16),
+      targets: z.enum(['attention', 'attention+mlp']).default('attention+mlp'),
+    })
+    .prefault({}),
   testTime: z
     .strictObject({
       memoryAwareFraction: z.number().min(0).max(1).default(0),

@@ -1,11 +1,12 @@
 import os from 'node:os';
 import { preset } from '../../native-models/presets';
-import { countParams, type ModelConfig } from '../../native-models/transformer/config';
+import { countParams, type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
 import { plannedSteps, type RunConfig } from '../contract';
 import { envOptions } from './algorithms/env-options';
 import { getEnv } from './envs/registry';
 import { SPLITS } from './envs/types';
 import { listModels } from './models/registry';
+import { loraOf } from './algorithms/lora-config';
 import { SPECIAL_TOKENS, loadTokenizer } from '../../native-models/tokenizer';
 
 const BYTES = 4; // float32 everywhere in training
@@ -16,7 +17,9 @@ const BYTES = 4; // float32 everywhere in training
  * the MLP, the attention probabilities; then the logits and their softmax).
  */
 export function trainingMemoryEstimate(c: ModelConfig, microBatchTokens: number): number {
-  const state = countParams(c) * 4 * BYTES;
+  // Every weight once; trained ones (all, or only LoRA adapters) also carry a gradient and two moments.
+  const trained = paramSpecs(c).filter((s) => s.trainable).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0);
+  const state = (countParams(c) + 3 * trained) * BYTES;
   const seq = Math.min(c.maxSeqLen, microBatchTokens);
   const perLayer = microBatchTokens * (12 * c.dModel + 3 * c.dFf + 2 * c.nHeads * seq);
   const activations = (c.nLayers * perLayer + 2 * microBatchTokens * c.vocabSize) * BYTES;
@@ -27,7 +30,9 @@ export function trainingMemoryEstimate(c: ModelConfig, microBatchTokens: number)
 function modelChecks(config: RunConfig, modelsDir: string | undefined): { params: number | null; memoryEstimateBytes: number | null; checks: Check[] } {
   let model: ModelConfig;
   let tokenizerCheck: Check;
+  const lora = loraOf(config);
   if ('preset' in config.model) {
+    if (lora) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: 'LoRA adapters train on a pretrained model: pick an imported model, or set lora.rank to 0' }] };
     model = preset(config.model.preset);
     // From-scratch models get a byte-level BPE trained on the environment's own texts.
     tokenizerCheck = { name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' };
@@ -35,7 +40,7 @@ function modelChecks(config: RunConfig, modelsDir: string | undefined): { params
     const name = config.model.imported;
     const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
     if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`envace import --hf DIR\`` }] };
-    model = entry.config;
+    model = lora ? { ...entry.config, lora } : entry.config;
     try {
       const tokenizer = loadTokenizer(entry.path);
       const missing = SPECIAL_TOKENS.filter((t) => tokenizer.tokenToId(t) === undefined).length;

@@ -1,6 +1,7 @@
 // Training checkpoints: one folder, written atomically, holding
 //   weights.safetensors    the trainable tensors (Hugging Face names)
 //   optimizer.safetensors  AdamW moments, `m.<name>` and `v.<name>` (absent when there is no optimizer state)
+//   frozen.safetensors     weights that are not trained (a LoRA run's base model), so the folder is whole
 //   trainer_state.json     {format, version, savedAt, state}: step, RNG, schedule… (whatever the trainer keeps)
 // Loading validates everything against the model's spec before any tensor is handed out.
 
@@ -16,6 +17,7 @@ export const CHECKPOINT_VERSION = 1;
 export const WEIGHTS_FILE = 'weights.safetensors';
 export const OPTIMIZER_FILE = 'optimizer.safetensors';
 export const TRAINER_STATE_FILE = 'trainer_state.json';
+export const FROZEN_FILE = 'frozen.safetensors';
 
 export type CheckpointErrorCode =
   | 'MISSING_FILE'
@@ -46,6 +48,8 @@ export interface OptimizerMoments<T = TensorInput> {
 export interface CheckpointInput {
   weights: TensorInput;
   optimizer?: OptimizerMoments;
+  /** Weights kept as they are (no moments): a LoRA run's frozen base. */
+  frozen?: TensorInput;
   /** Must survive JSON.stringify (numbers, strings, arrays, plain objects). */
   trainerState: unknown;
 }
@@ -53,6 +57,8 @@ export interface CheckpointInput {
 export interface Checkpoint {
   weights: TensorMap;
   optimizer?: OptimizerMoments<TensorMap>;
+  /** Present when the checkpoint has frozen weights and the caller asked for them. */
+  frozen?: TensorMap;
   trainerState: unknown;
   savedAt: string;
 }
@@ -96,6 +102,7 @@ export function saveCheckpoint(dir: string, data: CheckpointInput): void {
   writeDirAtomicSync(dir, (tmp) => {
     writeSafetensors(join(tmp, WEIGHTS_FILE), weights, { format: 'pt' });
     if (moments) writeSafetensors(join(tmp, OPTIMIZER_FILE), moments, { format: 'pt' });
+    if (data.frozen) writeSafetensors(join(tmp, FROZEN_FILE), toMap(data.frozen), { format: 'pt' });
     writeFileSync(join(tmp, TRAINER_STATE_FILE), stateJson);
   });
 }
@@ -137,12 +144,18 @@ export function readTrainerState(dir: string): { state: unknown; savedAt: string
  * Load a checkpoint and check it against the model: every expected tensor present with the expected shape
  * and dtype, nothing extra, optimizer moments (if saved) likewise. Throws CheckpointError naming the tensor.
  */
-export function loadCheckpoint(dir: string, expected: readonly TensorSpec[]): Checkpoint {
+export function loadCheckpoint(dir: string, expected: readonly TensorSpec[], expectedFrozen: readonly TensorSpec[] = []): Checkpoint {
   if (!recoverAtomicDir(dir)) throw new CheckpointError('MISSING_FILE', `checkpoint folder ${dir} does not exist`);
   const { state, savedAt } = readTrainerState(dir);
   const weights = readTensors(dir, WEIGHTS_FILE);
   assertMatches(join(dir, WEIGHTS_FILE), weights, expected);
-  if (!existsSync(join(dir, OPTIMIZER_FILE))) return { weights, trainerState: state, savedAt };
+  // Frozen weights are read when asked for and present; a checkpoint from before they were saved has none.
+  let frozen: TensorMap | undefined;
+  if (expectedFrozen.length > 0 && existsSync(join(dir, FROZEN_FILE))) {
+    frozen = readTensors(dir, FROZEN_FILE);
+    assertMatches(join(dir, FROZEN_FILE), frozen, expectedFrozen);
+  }
+  if (!existsSync(join(dir, OPTIMIZER_FILE))) return { weights, frozen, trainerState: state, savedAt };
 
   const stored = readTensors(dir, OPTIMIZER_FILE);
   const m: TensorMap = new Map();
@@ -158,5 +171,5 @@ export function loadCheckpoint(dir: string, expected: readonly TensorSpec[]): Ch
   }
   assertMatches(`${join(dir, OPTIMIZER_FILE)} (moment m)`, m, expected);
   assertMatches(`${join(dir, OPTIMIZER_FILE)} (moment v)`, v, expected);
-  return { weights, optimizer: { m, v }, trainerState: state, savedAt };
+  return { weights, optimizer: { m, v }, frozen, trainerState: state, savedAt };
 }

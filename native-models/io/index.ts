@@ -8,7 +8,7 @@ export { readHfWeights, readShardedSafetensors } from './sharded';
 export { AtomicWriteError, recoverAtomicDir, writeDirAtomic, writeDirAtomicSync } from './atomic';
 export { checkTensorsAgainstSpec, describeProblems } from './tensor-spec';
 export type { SpecProblem, TensorSpec } from './tensor-spec';
-export { CHECKPOINT_VERSION, CheckpointError, loadCheckpoint, readTrainerState, saveCheckpoint } from './checkpoint';
+export { CHECKPOINT_VERSION, CheckpointError, FROZEN_FILE, loadCheckpoint, readTrainerState, saveCheckpoint } from './checkpoint';
 export type { Checkpoint, CheckpointErrorCode, CheckpointInput, OptimizerMoments } from './checkpoint';
 export { HfConfigError, SUPPORTED_ARCHITECTURES, architectureFor, parseHfConfig, readHfConfig, toGenerationConfig, toHfConfig, writeHfConfig } from './hf-config';
 export type { GenerationDefaults, HfArchitecture, HfExportOptions, HfModelShape } from './hf-config';

@@ -6,6 +6,7 @@
  */
 import {
   type Generation,
+  type LoraConfig,
   type ModelConfig,
   type Params,
   type SessionOptions,
@@ -141,7 +142,12 @@ export class NativePolicy implements Policy, ReferencePolicy {
    * one row per marker, each the mean of the rows of the marker's word ("act", "obs", …) in the
    * model's own tokenizer, so the markers start distinct and readable.
    */
-  static async fromPretrained(model: PretrainedModel, opts: PolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
+  static async fromPretrained(
+    model: PretrainedModel,
+    opts: PolicyOptions,
+    lora?: LoraConfig,
+    objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } },
+  ): Promise<NativePolicy> {
     const tokenizer = model.tokenizer.withSpecialTokens(SPECIAL_TOKENS, model.config.vocabSize);
     const vocab = Math.max(model.config.vocabSize, tokenizer.vocabSize);
     const seeds = Array.from({ length: vocab - model.config.vocabSize }, (_, i) => {
@@ -149,7 +155,8 @@ export class NativePolicy implements Policy, ReferencePolicy {
       return model.tokenizer.encode(` ${marker.replace(/^<\|(.*)\|>$/, '$1')}`, { parseSpecial: false });
     });
     const { config, params } = growVocabulary(model.config, model.weights, vocab, seeds);
-    return NativePolicy.build(tokenizer, config, params, opts, objective);
+    // With adapters the grown model is frozen and only they train (the trainer initialises them).
+    return NativePolicy.build(tokenizer, lora ? { ...config, lora } : config, params, opts, objective);
   }
 
   private static async build(tokenizer: TextTokenizer, config: ModelConfig, params: Params | undefined, opts: PolicyOptions, objective: ObjectiveConfig): Promise<NativePolicy> {

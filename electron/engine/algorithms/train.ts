@@ -20,6 +20,7 @@ import { runRoleGrpoStage } from './loops/role-grpo';
 import { runRwmlStage } from './loops/rwml';
 import { runSftStage } from './loops/sft';
 import { NativePolicy, type PolicyOptions, type PretrainedModel } from './policy';
+import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
 import type { RolloutSettings } from './rollout';
 
@@ -104,6 +105,8 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   const from = resumePoint(io);
   io.onProgress(0, 'setup');
   const imported = 'imported' in config.model ? config.model.imported : undefined;
+  // Adapters on a frozen random model would learn nothing worth having.
+  if (loraOf(config) && !imported) throw new AlgorithmError('LoRA adapters train on a pretrained model: pick an imported model, or set lora.rank to 0');
   // A fresh preset run trains its tokenizer on the demonstrations it will use (file or expert); an
   // env with neither gives its tool schemas and instructions. A resumed run has its saved tokenizer,
   // an imported model its own.
@@ -132,12 +135,13 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   };
   let policy: NativePolicy;
   if (from) policy = await NativePolicy.fromCheckpoint(from.dir, options);
-  else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options);
+  else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options, loraOf(config));
   else {
     const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
     policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus });
   }
-  const modelName = imported ? `imported model ${imported}` : (config.model as { preset: string }).preset;
+  const lora = policy.config.lora;
+  const modelName = `${imported ? `imported model ${imported}` : (config.model as { preset: string }).preset}${lora ? ` with rank-${lora.rank} LoRA adapters on ${lora.targets.join(', ')}` : ''}`;
   io.onLog('info', `model: ${modelName} (${policy.config.vocabSize}-token vocabulary, context ${policy.maxSeqLen}) on ${policy.provider}`);
   try {
     if (from) {

@@ -23,12 +23,12 @@ export function loadRunCheckpoint(checkpointDir: string): RunCheckpointModel {
   const parsed = ModelConfigSchema.safeParse((state as { config?: unknown } | null)?.config);
   if (!parsed.success) throw new RunCheckpointError(`checkpoint ${checkpointDir} carries no valid model config: ${parsed.error.issues[0]?.message}`);
   const config = parsed.data as ModelConfig;
-  if (config.lora) throw new RunCheckpointError('this run trained LoRA adapters only; export its adapters with --format lora from the base model');
   const specs = paramSpecs(config);
-  const checkpoint = loadCheckpoint(
-    modelDir,
-    specs.map((s) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' })),
-  );
-  const weights: Params = new Map(specs.map((s) => [s.name, checkpoint.weights.get(s.name)!.data as Float32Array]));
+  const spec = (s: (typeof specs)[number]) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' as const });
+  // A LoRA run trains adapters; its frozen base is stored beside them (checkpoints since frozen weights were kept).
+  const checkpoint = loadCheckpoint(modelDir, specs.filter((s) => s.trainable).map(spec), specs.filter((s) => !s.trainable).map(spec));
+  if (config.lora && !checkpoint.frozen) throw new RunCheckpointError('this checkpoint holds LoRA adapters without their base weights; export its adapters with --format lora from the base model');
+  const stored = new Map([...(checkpoint.frozen ?? []), ...checkpoint.weights]);
+  const weights: Params = new Map(specs.map((s) => [s.name, stored.get(s.name)!.data as Float32Array]));
   return { config, weights, tokenizer: loadTokenizer(join(checkpointDir, TOKENIZER_DIR)) };
 }

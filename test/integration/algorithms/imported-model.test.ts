@@ -1,17 +1,17 @@
 // Training from an imported Hugging Face model: its own tokenizer (which lacks our role markers)
 // gains them as special tokens, the embedding grows by mean-initialised rows, and the run trains,
 // checkpoints, resumes and evaluates like a preset run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { type StepResult, runTraining } from '../../../electron/engine/algorithms/train';
 import { NativePolicy } from '../../../electron/engine/algorithms/policy';
-import { hfShapeFromConfig, hfWeightsFromParams, importModel, loadModel } from '../../../electron/engine/models';
+import { exportModel, hfShapeFromConfig, hfWeightsFromParams, importModel, loadModel, loadRunCheckpoint } from '../../../electron/engine/models';
 import { evaluateOp } from '../../../electron/engine/compute/policy-ops';
 import { preflight } from '../../../electron/engine/preflight';
-import { PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, loadCheckpoint, paramSpecs, resolveConfig, trainBpe } from '../../../native-models';
+import { FROZEN_FILE, PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, loadCheckpoint, paramSpecs, resolveConfig, trainBpe } from '../../../native-models';
 import { SPECIAL_TOKENS } from '../../../native-models/tokenizer';
 import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
 import { getEnv } from '../../../electron/engine/envs/registry';
@@ -121,6 +121,47 @@ describe('a run that starts from an imported model', () => {
     });
     expect(evaluated.tasks).toBe(2);
   }, 300_000);
+
+  it('trains rank-4 LoRA adapters on the frozen import: the checkpoint is whole, resumes, and exports merged', async () => {
+    const runDir = join(root, 'lora-run');
+    const lora = { rank: 4, alpha: 8, targets: 'attention' as const };
+    const run = await train({ lora }, { runDir });
+    expect(run.logs.join('\n')).toMatch(/with rank-4 LoRA adapters on q_proj, k_proj, v_proj, o_proj/);
+    expect(run.steps[3].metrics.loss).toBeLessThan(run.steps[0].metrics.loss);
+    const ckpt = join(runDir, 'checkpoints', 'step-4');
+    expect(existsSync(join(ckpt, 'model', FROZEN_FILE))).toBe(true);
+    // Only adapters moved: every frozen weight is the imported (grown) one.
+    const fresh = await NativePolicy.fromPretrained(loadModel(modelsDir, 'pretrained-nano'), { seed: 0, optimizer: {}, knobs: {}, session: { provider: 'cpu' } }, { rank: 4, alpha: 8, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] });
+    const start = join(root, 'lora-start');
+    fresh.save(join(start, 'model'));
+    await fresh.release();
+    const specs = paramSpecs(fresh.config);
+    const spec = (x: (typeof specs)[number]) => ({ name: x.name, shape: [...x.shape], dtype: 'F32' as const });
+    const load = (dir: string) => loadCheckpoint(join(dir, 'model'), specs.filter((x) => x.trainable).map(spec), specs.filter((x) => !x.trainable).map(spec));
+    const [before, after] = [load(start), load(ckpt)];
+    expect(specs.filter((x) => x.trainable).every((x) => x.name.includes('.lora_'))).toBe(true);
+    for (const [name, t] of before.frozen!) expect(after.frozen!.get(name)!.data, name).toEqual(t.data);
+    expect(after.weights.get('model.layers.0.self_attn.q_proj.lora_B.weight')!.data).not.toEqual(before.weights.get('model.layers.0.self_attn.q_proj.lora_B.weight')!.data);
+    // Resume from step 2 repeats steps 3–4.
+    const resumed = await train({ lora }, { runDir: join(root, 'lora-resumed'), resumeFromDir: join(runDir, 'checkpoints', 'step-2') });
+    expect(resumed.steps[1].metrics.loss).toBeCloseTo(run.steps[3].metrics.loss, 5);
+    // Exported as a Hugging Face folder: adapters merged into the base, the markers in the tokenizer.
+    const model = loadRunCheckpoint(ckpt);
+    const out = join(root, 'lora-hf');
+    await exportModel({ ...model, format: 'hf', outDir: out });
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { vocab_size: number };
+    expect(config.vocab_size).toBe(vocab + SPECIAL_TOKENS.length);
+    expect(JSON.parse(readFileSync(join(out, 'tokenizer.json'), 'utf8')).added_tokens.map((t: { content: string }) => t.content)).toEqual(expect.arrayContaining([...SPECIAL_TOKENS]));
+  }, 300_000);
+
+  it('refuses adapters on a from-scratch preset and counts adapter-only optimiser state', async () => {
+    const onPreset = RunConfig.parse({ ...base, model: { preset: 'nano' }, lora: { rank: 4 } });
+    expect((await preflight(onPreset, modelsDir)).checks.find((c) => c.name === 'model')?.detail).toMatch(/LoRA adapters train on a pretrained model/);
+    await expect(train({ model: { preset: 'nano' }, lora: { rank: 4 } }, { runDir: join(root, 'lora-preset') })).rejects.toThrow(/LoRA adapters train on a pretrained model/);
+    const full = await preflight(RunConfig.parse(base), modelsDir);
+    const adapters = await preflight(RunConfig.parse({ ...base, lora: { rank: 4 } }), modelsDir);
+    expect(adapters.memoryEstimateBytes!).toBeLessThan(full.memoryEstimateBytes!);
+  });
 
   it('says which model is missing, in pre-flight and when the run starts', async () => {
     const missing = RunConfig.parse({ ...base, model: { imported: 'no-such-model' } });

@@ -16,6 +16,7 @@ export const groups = [
   { id: 'paw', title: 'PaW' },
   { id: 'rwml', title: 'RWML' },
   { id: 'sft', title: 'SFT' },
+  { id: 'lora', title: 'LoRA adapters' },
   { id: 'testTime', title: 'Test time' },
   { id: 'budgets', title: 'Budgets' },
 ] as const;
