@@ -94,4 +94,6 @@ export const MemoriesCommitOutput = z.strictObject({
   envCalls: z.number().int(),
   /** plan mode: the turn where a real observation disagreed and the policy took over; null if it never did. */
   fellBackAtTurn: z.number().int().nullable(),
+  /** The memory's tokens and how many the prompt kept: a memory longer than the context leaves room for is cut, its end kept. */
+  memoryTokens: z.strictObject({ total: z.number().int().nonnegative(), kept: z.number().int().nonnegative() }),
 });

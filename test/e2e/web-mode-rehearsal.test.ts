@@ -122,6 +122,18 @@ describe('rehearsal in web mode', () => {
     await detail.waitFor();
     expect(await detail.locator('.turn-memory .turn-text').first().textContent()).toContain(edit);
     expect(await detail.getByRole('link', { name: `memory #${editedId}` }).count()).toBe(1);
+
+    // A memory longer than the context leaves room for is committed with its end only, and the page says so.
+    await page.goto(`${server.url}#/memory?id=${editedId}`);
+    expect(await page.getByTestId('commit-memory-cut').count()).toBe(0);
+    await page.getByLabel('Memory text').fill(`${'Check every user before acting. '.repeat(60)}${edit}`);
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await expect.poll(() => new URL(page.url()).hash).not.toBe(`#/memory?id=${editedId}`);
+    await page.getByTestId('commit-submit').click();
+    const cut = page.getByTestId('commit-memory-cut');
+    await cut.waitFor({ timeout: 60_000 });
+    const [, total, kept] = (await cut.textContent())!.match(/The memory is (\d+) tokens; the model's context left room for the last (\d+)/)!;
+    expect(Number(kept)).toBeLessThan(Number(total));
   });
 
   it('evaluates without and with test-time rehearsal and shows the figures side by side', async () => {

@@ -237,6 +237,14 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     // The committed run used the edited memory, in its own <|memory|> turn.
     expect(rollout).toMatchObject({ mode: 'test-time', memoryId: edited.id });
     expect(rollout.turns.find((t) => t.role === 'memory')?.text).toContain('Plan: call get_users first.');
+    expect(outcome.memoryTokens.kept).toBe(outcome.memoryTokens.total);
+    // A memory longer than nano's context leaves room for is cut to its end, and the outcome says so.
+    const long = await api.call('memories.update', { id: memory.id, text: `${'Check every user and every task before acting. '.repeat(40)}Plan: call get_users first.` });
+    const cut = await api.call('memories.commit', { memoryId: long.id, runId: fixtures.policyRun });
+    expect(cut.memoryTokens.kept).toBeGreaterThan(0);
+    expect(cut.memoryTokens.kept).toBeLessThan(cut.memoryTokens.total);
+    const kept = (await api.call('trajectories.get', { id: cut.rolloutId })).turns.find((t) => t.role === 'memory')!.text;
+    expect(kept.endsWith('Plan: call get_users first.')).toBe(true);
   },
   'evals.run': async (api) => {
     const result = await api.call('evals.run', { runId: fixtures.policyRun, split: 'heldout', limit: 2 });

@@ -142,7 +142,7 @@ export interface CommitInput extends PolicySource {
 
 export async function commitOp(
   input: CommitInput,
-): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null }> {
+): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null; memoryTokens: { total: number; kept: number } }> {
   const policy = await policyAt(input);
   const { env, task } = await world(input.config, input.taskId);
   const settings = { ...rolloutSettings(input.config), temperature: 0 };
@@ -162,7 +162,15 @@ export async function commitOp(
     success: committed.success === true,
     envCalls: committed.envCalls,
     fellBackAtTurn: input.commit === 'plan' ? divergence(committed, input.memory) : null,
+    memoryTokens: memoryFit(policy, input.memoryText ?? renderMemory(input.memory), committed),
   };
+}
+
+/** How much of the memory the committed prompt held (its block is cut to the room the context leaves). */
+function memoryFit(policy: NativePolicy, text: string, committed: RolloutResult): { total: number; kept: number } {
+  const block = committed.segments.find((s) => s.role === 'memory');
+  const total = policy.tokenizer.encode(text, { parseSpecial: false }).length;
+  return { total, kept: block ? block.ids.length - block.lead - block.tail : 0 };
 }
 
 /** The first turn where the committed run stopped following the consensus plan; null if it never did. */

@@ -29,7 +29,7 @@ export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | '
       s.compute.call('commit', { ...source, taskId: memory.taskId, memory: memory.structured, memoryText: memory.text, commit: input.commit, seed: run.config.seed }),
     );
     const rolloutId = s.store.rollouts.insert({ ...out.rollout, runId: run.id, step, memoryId: memory.id });
-    return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, fellBackAtTurn: out.fellBackAtTurn };
+    return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, fellBackAtTurn: out.fellBackAtTurn, memoryTokens: out.memoryTokens };
   },
   'memories.list': (input) => ({ items: s.store.memories.list(input) }),
   'memories.get': ({ id }) => {

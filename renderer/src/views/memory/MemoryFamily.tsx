@@ -124,6 +124,12 @@ export function MemoryFamily({ memory }: { memory: Memory }) {
             <a href={routeHref('trajectories', { run: memory.runId ?? undefined, rollout: String(latest.rolloutId) })}>open rollout {latest.rolloutId}</a>
           </p>
         )}
+        {latest && latest.memoryId === memory.id && latest.memoryTokens.kept < latest.memoryTokens.total && (
+          <p className="notice notice-warn" role="status" data-testid="commit-memory-cut">
+            The memory is {latest.memoryTokens.total} tokens; the model's context left room for the last {latest.memoryTokens.kept}, so
+            its beginning was not in the prompt. Shorten it, or commit from a model with a longer context.
+          </p>
+        )}
         {commits.length > 0 ? (
           <table className="table" data-testid="memory-commit-list">
             <thead>
