@@ -9,7 +9,7 @@ describe('benchLlamaCpp', () => {
     expect(r.params).toBeGreaterThan(100_000);
     for (const side of [r.ours, r.llamaCpp]) {
       expect(side.runs).toHaveLength(3);
-      expect(side.runs.every((x) => Number.isFinite(x) && x > 0)).toBe(true);
+      expect(side.runs.every((x) => Number.isFinite(x) && x > 0), JSON.stringify(r)).toBe(true);
       expect(side.runs).toContain(side.tokensPerSec);
     }
     expect(r.ratio).toBeCloseTo(r.ours.tokensPerSec / r.llamaCpp.tokensPerSec, 10);
