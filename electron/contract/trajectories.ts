@@ -8,6 +8,10 @@ export type TurnRole = z.infer<typeof TurnRole>;
 
 export const RolloutId = z.number().int().positive();
 
+/** What a test-time rollout was: a private rehearsal or a committed real run (null for other modes and older rows). */
+export const RolloutPurpose = z.enum(['rehearsal', 'commit']);
+export type RolloutPurpose = z.infer<typeof RolloutPurpose>;
+
 export const RolloutSummary = z.strictObject({
   id: RolloutId,
   runId: Id.nullable(),
@@ -22,6 +26,7 @@ export const RolloutSummary = z.strictObject({
   tokens: z.number().int(),
   turnCount: z.number().int(),
   memoryId: z.number().int().nullable(),
+  purpose: RolloutPurpose.nullable(),
   createdAt: Timestamp,
 });
 export type RolloutSummary = z.infer<typeof RolloutSummary>;

@@ -225,7 +225,7 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(memory).toMatchObject({ env: 'mock', taskId: 'create_task_1', runId: fixtures.policyRun, source: 'rehearsal', version: 1 });
     expect(memory.structured.rehearsals).toHaveLength(2);
     expect(rehearsalIds).toHaveLength(2);
-    for (const id of rehearsalIds) expect(await api.call('trajectories.get', { id })).toMatchObject({ mode: 'test-time', envCalls: 0, memoryId: memory.id });
+    for (const id of rehearsalIds) expect(await api.call('trajectories.get', { id })).toMatchObject({ mode: 'test-time', purpose: 'rehearsal', envCalls: 0, memoryId: memory.id });
     await expect(api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'no-such-task' })).rejects.toMatchObject({ code: 'not_found' });
   },
   'memories.commit': async (api) => {
@@ -235,7 +235,7 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(outcome).toMatchObject({ memoryId: edited.id, fellBackAtTurn: null });
     const rollout = await api.call('trajectories.get', { id: outcome.rolloutId });
     // The committed run used the edited memory, in its own <|memory|> turn.
-    expect(rollout).toMatchObject({ mode: 'test-time', memoryId: edited.id });
+    expect(rollout).toMatchObject({ mode: 'test-time', purpose: 'commit', memoryId: edited.id });
     expect(rollout.turns.find((t) => t.role === 'memory')?.text).toContain('Plan: call get_users first.');
     expect(outcome.memoryTokens.kept).toBe(outcome.memoryTokens.total);
     // A memory longer than nano's context leaves room for is cut to its end, and the outcome says so.

@@ -8,7 +8,7 @@
  * Malformed actions: real → the env's error observation; rehearse → the episode ends (reward 0, the
  * checklist scores any format error as 0).
  */
-import type { RolloutMode as StoredMode } from '../../contract';
+import type { RolloutPurpose, RolloutMode as StoredMode } from '../../contract';
 import type { NewRollout } from '../store/rollouts';
 import { scoreChecklist } from '../envs/checklist';
 import { TranscriptRecorder } from '../envs/episode-base';
@@ -317,7 +317,7 @@ async function finish(l: Live): Promise<RolloutResult> {
 /** The store's row for a rollout. */
 export function toNewRollout(
   r: RolloutResult,
-  meta: { runId: string | null; step: number | null; memoryId?: number | null; mode?: StoredMode },
+  meta: { runId: string | null; step: number | null; memoryId?: number | null; mode?: StoredMode; purpose?: RolloutPurpose },
 ): NewRollout {
   return {
     runId: meta.runId,
@@ -332,6 +332,7 @@ export function toNewRollout(
     envWallMs: r.envWallMs,
     tokens: r.tokensGenerated,
     memoryId: meta.memoryId ?? null,
+    purpose: meta.purpose ?? null,
     turns: toTurns(r.segments),
   };
 }

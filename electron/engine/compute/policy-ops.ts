@@ -98,7 +98,7 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
     wallMs: result.wallMs,
     fidelity,
     perTask: result.results.map((r) => ({ taskId: r.task.id, success: r.success === true, score: r.reward, envCalls: r.envCalls })),
-    rollouts: result.results.map((r) => toNewRollout(r, { runId: null, step: null, mode: testTime ? 'test-time' : 'real' })),
+    rollouts: result.results.map((r) => toNewRollout(r, { runId: null, step: null, ...(testTime ? { mode: 'test-time', purpose: 'commit' } : { mode: 'real' }) })),
   };
 }
 
@@ -128,7 +128,7 @@ export async function rehearseOp(input: RehearseInput): Promise<{ memory: Rehear
     input.seed,
     `rehearse:${task!.id}`,
   );
-  return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time' })) };
+  return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time', purpose: 'rehearsal' })) };
 }
 
 export interface CommitInput extends PolicySource {
@@ -157,7 +157,7 @@ export async function commitOp(
     `commit:${task!.id}`,
   );
   return {
-    rollout: toNewRollout(committed, { runId: null, step: null, mode: 'test-time' }),
+    rollout: toNewRollout(committed, { runId: null, step: null, mode: 'test-time', purpose: 'commit' }),
     reward: committed.reward,
     success: committed.success === true,
     envCalls: committed.envCalls,

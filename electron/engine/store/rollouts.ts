@@ -1,4 +1,4 @@
-import type { Fidelity, Rollout, RolloutMode, RolloutSummary, TurnRole } from '../../contract';
+import type { Fidelity, Rollout, RolloutMode, RolloutPurpose, RolloutSummary, TurnRole } from '../../contract';
 import { blobFloat32, blobInt32, float32Blob, int32Blob } from './blobs';
 import type { Db } from './database';
 
@@ -23,6 +23,8 @@ export interface NewRollout {
   envWallMs: number;
   tokens: number;
   memoryId?: number | null;
+  /** Test-time rollouts: a private rehearsal or a committed real run. */
+  purpose?: RolloutPurpose | null;
   turns: NewTurn[];
 }
 
@@ -51,6 +53,7 @@ interface RolloutRow {
   env_wall_ms: number;
   tokens: number;
   memory_id: number | null;
+  purpose: RolloutPurpose | null;
   created_at: number;
   turn_count: number;
 }
@@ -74,8 +77,8 @@ export class RolloutsRepo {
   insert(rollout: NewRollout, now = Date.now()): number {
     const info = this.db
       .prepare(
-        `INSERT INTO rollouts (run_id, step, task_id, env, mode, reward, success, checklist, env_calls, env_wall_ms, tokens, memory_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO rollouts (run_id, step, task_id, env, mode, reward, success, checklist, env_calls, env_wall_ms, tokens, memory_id, purpose, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         rollout.runId,
@@ -90,6 +93,7 @@ export class RolloutsRepo {
         rollout.envWallMs,
         rollout.tokens,
         rollout.memoryId ?? null,
+        rollout.purpose ?? null,
         now,
       );
     const id = Number(info.lastInsertRowid);
@@ -166,6 +170,7 @@ function toSummary(row: RolloutRow): RolloutSummary {
     tokens: row.tokens,
     turnCount: row.turn_count,
     memoryId: row.memory_id,
+    purpose: row.purpose,
     createdAt: row.created_at,
   };
 }

@@ -1,5 +1,6 @@
 import * as m001 from './001-initial';
 import * as m002 from './002-evaluations';
+import * as m003 from './003-rollout-purpose';
 
 export interface Migration {
   version: number;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Every migration in order. A new schema change is a new file plus one line here. */
-export const migrations: Migration[] = [m001, m002];
+export const migrations: Migration[] = [m001, m002, m003];

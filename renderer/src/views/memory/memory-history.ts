@@ -25,9 +25,9 @@ export function versionFamily<T extends Node>(memories: T[], id: number): T[] {
 
 /**
  * Which stored rollouts of a memory family are its private rehearsals and which are committed
- * real runs. Both are stored with mode "test-time"; the rehearsals are inserted together with the
- * memory built from them, so they are the first rollouts attached to the family's root, one per
- * rehearsal summarised in it. Every later rollout of the family is a commit.
+ * real runs. Rollouts say so (`purpose`); rows stored before they did are told apart by order:
+ * the rehearsals were inserted together with the memory built from them, so they are the first
+ * rollouts attached to the family's root, one per rehearsal summarised in it.
  */
 export function splitMemoryRollouts(
   rollouts: RolloutSummary[],
@@ -37,9 +37,11 @@ export function splitMemoryRollouts(
   if (!root) return { rehearsals: [], commits: [] };
   const ids = new Set(family.map((m) => m.id));
   const mine = rollouts.filter((r) => r.memoryId !== null && ids.has(r.memoryId)).sort((a, b) => a.id - b.id);
-  const rehearsalIds = new Set(mine.filter((r) => r.memoryId === root.id).slice(0, root.parentId === null ? root.structured.rehearsals.length : 0).map((r) => r.id));
+  const unlabelled = mine.filter((r) => r.purpose === null);
+  const byOrder = new Set(unlabelled.filter((r) => r.memoryId === root.id).slice(0, root.parentId === null ? root.structured.rehearsals.length : 0).map((r) => r.id));
+  const isRehearsal = (r: RolloutSummary) => (r.purpose === null ? byOrder.has(r.id) : r.purpose === 'rehearsal');
   return {
-    rehearsals: mine.filter((r) => rehearsalIds.has(r.id)),
-    commits: mine.filter((r) => !rehearsalIds.has(r.id)).reverse(),
+    rehearsals: mine.filter(isRehearsal),
+    commits: mine.filter((r) => !isRehearsal(r)).reverse(),
   };
 }

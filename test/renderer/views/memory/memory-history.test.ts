@@ -21,12 +21,21 @@ describe('version family', () => {
   });
 });
 
-function rollout(id: number, memoryId: number | null): RolloutSummary {
-  return { id, runId: 'r', step: 1, taskId: 't', env: 'mock', mode: 'test-time', reward: 0, success: false, envCalls: 0, envWallMs: 0, tokens: 0, turnCount: 2, memoryId, createdAt: id };
+function rollout(id: number, memoryId: number | null, purpose: RolloutSummary['purpose'] = null): RolloutSummary {
+  return { id, runId: 'r', step: 1, taskId: 't', env: 'mock', mode: 'test-time', reward: 0, success: false, envCalls: 0, envWallMs: 0, tokens: 0, turnCount: 2, memoryId, purpose, createdAt: id };
 }
 
 describe('splitMemoryRollouts', () => {
-  it('takes the first rollouts of the root, one per summarised rehearsal, as rehearsals and the rest of the family as commits (newest first)', () => {
+  it('goes by each rollout\'s stated purpose, whatever the order', () => {
+    const family = versionFamily(memories, 4);
+    // A commit of the root stored before its rehearsals (ids out of order) is still a commit.
+    const rollouts = [rollout(10, 1, 'commit'), rollout(11, 1, 'rehearsal'), rollout(12, 1, 'rehearsal'), rollout(13, 4, 'commit'), rollout(14, 2, 'rehearsal')];
+    const { rehearsals, commits } = splitMemoryRollouts(rollouts, family);
+    expect(rehearsals.map((r) => r.id)).toEqual([11, 12]);
+    expect(commits.map((r) => r.id)).toEqual([13, 10]);
+  });
+
+  it('for rows stored without a purpose, takes the first rollouts of the root, one per summarised rehearsal, as rehearsals and the rest of the family as commits (newest first)', () => {
     const family = versionFamily(memories, 4);
     const rollouts = [rollout(10, 1), rollout(11, 1), rollout(12, 2), rollout(13, 1), rollout(14, 4), rollout(15, null), rollout(16, 5)];
     const { rehearsals, commits } = splitMemoryRollouts(rollouts, family);

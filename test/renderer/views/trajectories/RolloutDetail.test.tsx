@@ -11,7 +11,7 @@ afterEach(cleanup);
 const turn = (index: number, role: Turn['role'], text: string, real: Partial<Turn> = {}): Turn => ({ index, role, text, tokenIds: null, logprobs: null, advantages: null, realText: null, fidelity: null, ...real });
 
 function rollout(turns: Turn[]): Rollout {
-  return { id: 7, runId: 'r', step: 1, taskId: 't1', env: 'mock', mode: 'rehearse', reward: 0, success: false, envCalls: 0, envWallMs: 0, tokens: 5, turnCount: turns.length, memoryId: null, createdAt: 1, checklist: null, turns };
+  return { id: 7, runId: 'r', step: 1, taskId: 't1', env: 'mock', mode: 'rehearse', reward: 0, success: false, envCalls: 0, envWallMs: 0, tokens: 5, turnCount: turns.length, memoryId: null, purpose: null, createdAt: 1, checklist: null, turns };
 }
 
 const imagined = rollout([turn(0, 'prompt', 'go'), turn(1, 'act', '<tool_call>{"name":"get_users","arguments":{}}</tool_call>'), turn(2, 'rehearse', 'two users: ann and bob')]);

@@ -38,6 +38,21 @@ describe('migrations', () => {
     again.close();
   });
 
+  it('upgrades a version-2 database: its test-time rollouts keep a null purpose, new ones state theirs', () => {
+    const file = dbFile();
+    const old = new Store(openDatabase(file, migrations.filter((m) => m.version <= 2)));
+    const row = { runId: null, step: null, taskId: 't', env: 'mock', mode: 'test-time' as const, reward: 1, success: true, checklist: null, envCalls: 1, envWallMs: 1, tokens: 3, turns: [] };
+    const before = old.db.prepare('INSERT INTO rollouts (task_id, env, mode, env_calls, env_wall_ms, tokens, created_at) VALUES (?, ?, ?, 0, 0, 0, 0)').run('t', 'mock', 'test-time').lastInsertRowid;
+    old.close();
+    const store = new Store(openDatabase(file));
+    expect(schemaVersion(store.db)).toBe(3);
+    expect(store.rollouts.get(Number(before))).toMatchObject({ mode: 'test-time', purpose: null });
+    const after = store.rollouts.insert({ ...row, purpose: 'commit' });
+    expect(store.rollouts.get(after)).toMatchObject({ mode: 'test-time', purpose: 'commit' });
+    expect(() => store.db.prepare("UPDATE rollouts SET purpose = 'guess' WHERE id = ?").run(after)).toThrow(/CHECK constraint/);
+    store.close();
+  });
+
   it('applies only the migrations that are new, in order', () => {
     const file = dbFile();
     openDatabase(file).close();
@@ -57,11 +72,12 @@ describe('migrations', () => {
   it('rolls back a failing migration whole', () => {
     const file = dbFile();
     openDatabase(file).close();
-    const broken = { version: 3, name: 'broken', up: 'CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);' };
+    const latest = migrations[migrations.length - 1]!.version;
+    const broken = { version: latest + 1, name: 'broken', up: 'CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);' };
     expect(() => openDatabase(file, [...migrations, broken])).toThrow(/no such table: nowhere/);
     const db = openDatabase(file);
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half'").pluck().get()).toBe(0);
-    expect(schemaVersion(db)).toBe(2);
+    expect(schemaVersion(db)).toBe(latest);
     db.close();
   });
 });
