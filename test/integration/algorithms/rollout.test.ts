@@ -48,6 +48,21 @@ describe('rollout modes at the env boundary', () => {
     expect(policy.calls).toEqual({ act: 2, obs: 1 });
   });
 
+  it('a household rehearsal starts from the same scene a real episode opens with', async () => {
+    const house = await getEnv('household', {});
+    const [ref] = house.tasks('train');
+    const chore = house.task(ref!.id);
+    const policy = scriptedPolicy({ act: () => '<answer>done</answer>', obs: () => 'ok' });
+    const roomy = { ...settings, maxObservationTokens: 2000 }; // the whole scene, uncut
+    const [rehearsed] = await runRollouts(policy, countingEnv(house), [{ task: chore, mode: 'rehearse' }], roomy, 0, 'h');
+    const [real] = await runRollouts(policy, house, [{ task: chore, mode: 'real' }], roomy, 0, 'h');
+    const scene = (await house.reset(chore, 0)).initialObservation!;
+    expect(scene).toMatch(/^You are in a house with/);
+    const opening = (r: typeof real) => r!.segments.filter((s) => s.role === 'env').map((s) => s.text)[0];
+    expect(opening(rehearsed)).toBe(scene);
+    expect(opening(real)).toBe(scene);
+  });
+
   it('a real rollout steps the env, records the real observation and the end-state check', async () => {
     const counted = countingEnv(env);
     const policy = scriptedPolicy({ act: (p) => (actsSoFar(p) === 0 ? goldCall() : goldAnswer()), obs: () => 'never used' });

@@ -7,7 +7,7 @@
  */
 import type { ChecklistItem, Split, Task, ToolCall } from '../types';
 import { APPLIANCE_OF, OBJECT_KIND_BY_TYPE, type Transform } from './catalog';
-import { applyCall } from './engine';
+import { applyCall, describeHouse } from './engine';
 import { hashString, Rng } from '../../random';
 import { cloneWorld, findItem, findReceptacle, generateWorld, type World, type WorldSize } from './world';
 
@@ -146,7 +146,17 @@ export function generateTask(split: Split, index: number, opts: HouseholdTaskOpt
       gold: { calls: task.calls, answer: task.answer },
       checklist: task.checklist,
       maxTurns: 2 * (task.calls.length + 1) + 4,
-      meta: { worldSeed, rooms: opts.size.rooms, objects: opts.size.objects, family, goals: task.goals.map((g) => ({ object: g.object, target: g.target, transform: g.transform })), answer: task.answer },
+      meta: {
+        worldSeed,
+        rooms: opts.size.rooms,
+        objects: opts.size.objects,
+        family,
+        goals: task.goals.map((g) => ({ object: g.object, target: g.target, transform: g.transform })),
+        answer: task.answer,
+        // The scene a real episode opens with (the world is fixed by the task), so a rehearsal that
+        // never opens an episode still starts from it.
+        initialObservation: describeHouse(generateWorld(worldSeed, opts.size)),
+      },
     };
   }
   throw new Error(`household: no legal ${family} task for split ${split} in 200 worlds of size ${opts.size.rooms}x${opts.size.objects}`);
