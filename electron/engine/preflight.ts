@@ -104,5 +104,8 @@ export async function preflight(config: RunConfig, modelsDir?: string): Promise<
   }
   const { params, memoryEstimateBytes, checks: modelResults } = modelChecks(config, modelsDir);
   checks.push(...modelResults);
+  // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.
+  if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
+    checks.push({ name: 'rwml', ok: false, detail: "similarity 'embedding' needs a sentence-embedding model, which is not available; use json-f1, rouge-l or char-ngram-cos" });
   return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config) };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countParams, preset } from '../../../native-models';
-import { trainingMemoryEstimate } from '../../../electron/engine/preflight';
+import { preflight, trainingMemoryEstimate } from '../../../electron/engine/preflight';
+import { RunConfig } from '../../../electron/contract';
 
 describe('trainingMemoryEstimate', () => {
   it('counts weights, gradients and both AdamW moments, plus one micro-batch of activations', () => {
@@ -16,5 +17,14 @@ describe('trainingMemoryEstimate', () => {
     const c = preset('nano');
     const short = trainingMemoryEstimate(c, 64) - countParams(c) * 16;
     expect(short).toBe((2 * 64 * (12 * 64 + 3 * 176 + 2 * 4 * 64) + 2 * 64 * 256) * 4);
+  });
+});
+
+describe('preflight', () => {
+  it('refuses RWML with embedding similarity (no embedder to run) and passes it with a text similarity', async () => {
+    const base = { env: 'mock', model: { preset: 'nano' as const }, algo: 'rwml' as const };
+    const embedding = await preflight(RunConfig.parse({ ...base, rwml: { similarity: 'embedding' } }));
+    expect(embedding.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['rwml']);
+    expect((await preflight(RunConfig.parse(base))).ok).toBe(true);
   });
 });
