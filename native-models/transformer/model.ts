@@ -88,18 +88,23 @@ interface LayerCache {
  * ([B,KV,G,D], head h = kv·G + g) so the cache is not repeated for GQA either.
  */
 function residentAttention(q: Tensor, k: Tensor, v: Tensor, slotBias: Tensor, cache: LayerCache, KV: number, G: number, D: number): Tensor {
-  const qg = F.reshape(q, ['B', KV, G, D]); // [B,KV,G,D] (T = 1)
+  // One query row per (batch, KV head, group member): [B,KV,G,1,D]. Each product below is then a
+  // vector against one head's cache, which ORT runs as a matrix-vector product (no packing).
+  const qg = F.reshape(q, ['B', KV, G, 1, D]); // [B,KV,G,1,D] (T = 1)
   const kNew = F.reshape(k, ['B', KV, 1, D]); // [B,1,KV,D] → [B,KV,1,D], same layout when T = 1
   const vNew = F.reshape(v, ['B', KV, 1, D]); // [B,KV,1,D]
   cache.presentKey = kNew;
   cache.presentValue = vNew;
-  const slotScores = F.add(F.matmul(qg, F.transpose(cache.pastKey, [0, 1, 3, 2])), slotBias); // [B,KV,G,S]
-  const newScore = F.matmul(qg, F.transpose(kNew, [0, 1, 3, 2])); // [B,KV,G,1]
-  const top = F.maximum(F.reduceMax(slotScores, [-1]), newScore); // [B,KV,G,1]
-  const slotWeights = F.exp(F.sub(slotScores, top)); // [B,KV,G,S], 0 on unused slots
-  const newWeight = F.exp(F.sub(newScore, top)); // [B,KV,G,1]
-  const total = F.add(F.reduceSum(slotWeights, [-1]), newWeight); // [B,KV,G,1]
-  const mixed = F.add(F.matmul(slotWeights, cache.pastValue), F.mul(newWeight, vNew)); // [B,KV,G,D]
+  const keys = F.unsqueeze(cache.pastKey, [2]); // [B,KV,1,S,D]
+  const values = F.unsqueeze(cache.pastValue, [2]); // [B,KV,1,S,D]
+  const bias = F.unsqueeze(slotBias, [1]); // [B,1,1,1,S]
+  const slotScores = F.add(F.matmul(qg, F.transpose(keys, [0, 1, 2, 4, 3])), bias); // [B,KV,G,1,S]
+  const newScore = F.reduceSum(F.mul(qg, F.unsqueeze(kNew, [2])), [-1]); // [B,KV,G,1,1]
+  const top = F.maximum(F.reduceMax(slotScores, [-1]), newScore); // [B,KV,G,1,1]
+  const slotWeights = F.exp(F.sub(slotScores, top)); // [B,KV,G,1,S], 0 on unused slots
+  const newWeight = F.exp(F.sub(newScore, top)); // [B,KV,G,1,1]
+  const total = F.add(F.reduceSum(slotWeights, [-1]), newWeight); // [B,KV,G,1,1]
+  const mixed = F.add(F.matmul(slotWeights, values), F.mul(newWeight, F.unsqueeze(vNew, [2]))); // [B,KV,G,1,D]
   return F.reshape(F.div(mixed, total), ['B*T', KV * G * D]); // [N,H·D]
 }
 
