@@ -175,6 +175,8 @@ export class Trainer {
     }
     const lr = this.lrAt(this.step);
     const gradNorm = await this.applyGradients(grads, lr);
+    // The weights just changed: a decode session baked with the old ones is only memory now.
+    await this.generator?.forgetWeights();
     this.step++;
     const stats: StepStats = { step: this.step, lr, loss, terms, gradNorm, tokens, microBatches: packed.length, entropyMean: entropySum / Math.max(tokens, 1) };
     if (this.objective.pg) {
@@ -194,6 +196,11 @@ export class Trainer {
       logprobs: unpackPerToken(out.logprobs.data as Float32Array, tokens, p.T),
       entropy: unpackPerToken(out.entropy.data as Float32Array, tokens, p.T),
     };
+  }
+
+  /** Frees the generator's copy of the weights (rebuilt on the next generate); for a trainer set aside. */
+  async releaseGenerationCache(): Promise<void> {
+    await this.generator?.forgetWeights();
   }
 
   /** Samples continuations of `prompts` with the current weights (KV cache; see runtime/generate). */

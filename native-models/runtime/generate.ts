@@ -158,6 +158,18 @@ export class Generator {
     this.baked = undefined;
   }
 
+  /**
+   * Releases the step session baked with the last weights (its own copy of every weight, pre-packed).
+   * A trainer calls this when its weights change, so training never holds a stale copy; the next
+   * generate() bakes the new weights.
+   */
+  async forgetWeights(): Promise<void> {
+    await this.queue;
+    const baked = this.baked;
+    this.baked = undefined;
+    await baked?.compiled.session.release();
+  }
+
   /** The resident step session with `params` compiled in, rebuilt when they are not the last ones baked. */
   private async bakedSession(params: Params): Promise<CompiledSession> {
     const specs = paramSpecs(this.config);

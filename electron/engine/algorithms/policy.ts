@@ -254,6 +254,8 @@ export class NativePolicy implements Policy, ReferencePolicy {
     }
     next.setParams(this.active.getParams());
     next.loadState(this.active.state());
+    // The trainer set aside keeps no baked copy of weights that are about to move on.
+    await this.active.releaseGenerationCache();
     this.active = next;
   }
 

@@ -106,6 +106,9 @@ describe('Generator with a resident cache', () => {
     const alone = [await gen.generate(params, prompts, o), await gen.generate(other, prompts, o)];
     const together = await Promise.all([gen.generate(params, prompts, o), gen.generate(other, prompts, o), gen.generate(params, prompts, o)]);
     expect(together).toEqual([alone[0], alone[1], alone[0]]);
+    // Forgetting the baked weights only costs a rebuild: the same weights give the same tokens.
+    await gen.forgetWeights();
+    expect(await gen.generate(params, prompts, o)).toEqual(alone[0]);
     await gen.release();
   });
 
