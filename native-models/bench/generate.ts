@@ -20,6 +20,8 @@ export interface GenerateBenchOptions {
   agreeSteps?: number;
   /** Every row gets the same prompt, as a GRPO group's rollouts of one task do (prefilled once). */
   sharedPrompt?: boolean;
+  /** Timed generations per row of figures, on both sides; medians are reported (default 3). */
+  repeats?: number;
 }
 
 export interface GenerateBenchResult {
@@ -45,8 +47,10 @@ export interface GenerateBenchResult {
   agreement?: { comparedSteps: number; matchedSteps: number };
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<GenerateBenchResult[]> {
-  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, sharedPrompt: false, ...opts };
+  const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, sharedPrompt: false, repeats: 3, ...opts };
   const threads = o.threads ?? (await import('node:os')).availableParallelism();
   const results: GenerateBenchResult[] = [];
   for (const name of o.presets) {
@@ -63,35 +67,45 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
         temperature: 0,
         onStep: (step, logits) => step < checkSteps && topTwoMargins(logits, c.vocabSize).forEach((m, b) => margins[b].push(m)),
       });
-      const stamps: number[] = [];
-      const t0 = performance.now();
-      // The process's maxRSS would carry whatever ran before (the train bench): sample RSS per step instead.
+      // Medians over repeated generations: one run on this machine is noisy.
+      const runs: Array<{ wallMs: number; prefillMs: number; decodeMs: number; steps: number; generated: number }> = [];
       let peakRss = process.memoryUsage.rss();
-      const out = await gen.generate(params, prompts, {
-        maxNewTokens: o.newTokens,
-        temperature: 0,
-        onStep: () => {
-          stamps.push(performance.now());
-          peakRss = Math.max(peakRss, process.memoryUsage.rss());
-        },
-      });
-      const wallMs = performance.now() - t0;
-      const generated = out.reduce((n, g) => n + g.tokens.length, 0);
-      const decodeMs = stamps[stamps.length - 1] - stamps[0];
+      for (let r = 0; r < o.repeats; r++) {
+        const stamps: number[] = [];
+        const t0 = performance.now();
+        const out = await gen.generate(params, prompts, {
+          maxNewTokens: o.newTokens,
+          temperature: 0,
+          onStep: () => {
+            stamps.push(performance.now());
+            // The process's maxRSS would carry whatever ran before (the train bench): sample RSS per step instead.
+            peakRss = Math.max(peakRss, process.memoryUsage.rss());
+          },
+        });
+        runs.push({
+          wallMs: performance.now() - t0,
+          prefillMs: stamps[0] - t0,
+          decodeMs: stamps[stamps.length - 1] - stamps[0],
+          steps: stamps.length,
+          generated: out.reduce((n, g) => n + g.tokens.length, 0),
+        });
+      }
+      const mid = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
+      const steps = runs[0].steps;
       const result: GenerateBenchResult = {
         preset: name,
         batch,
         promptLen: o.promptLen,
         newTokens: o.newTokens,
         sharedPrompt: o.sharedPrompt,
-        wallMs,
-        tokensPerSec: generated / (wallMs / 1000),
-        prefillTokensPerSec: (batch * o.promptLen) / ((stamps[0] - t0) / 1000),
-        decodeTokensPerSec: stamps.length > 1 ? (batch * (stamps.length - 1)) / (decodeMs / 1000) : null,
+        wallMs: mid((x) => x.wallMs),
+        tokensPerSec: runs[0].generated / (mid((x) => x.wallMs) / 1000),
+        prefillTokensPerSec: (batch * o.promptLen) / (mid((x) => x.prefillMs) / 1000),
+        decodeTokensPerSec: steps > 1 ? (batch * (steps - 1)) / (mid((x) => x.decodeMs) / 1000) : null,
         peakRssMb: peakRss / 2 ** 20,
       };
       if (o.torch) {
-        const ref = runTorchGenerate({ config: c, params, prompts, newTokens: o.newTokens, threads, pythonPath: o.pythonPath });
+        const ref = runTorchGenerate({ config: c, params, prompts, newTokens: o.newTokens, threads, pythonPath: o.pythonPath, repeats: o.repeats });
         if ('error' in ref) result.torch = ref;
         else {
           result.torch = { prefillTokensPerSec: ref.prefillTokensPerSec, decodeTokensPerSec: ref.decodeTokensPerSec, peakRssMb: ref.peakRssMb };

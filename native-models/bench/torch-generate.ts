@@ -28,6 +28,8 @@ export interface TorchGenerateRequest {
   newTokens: number;
   threads: number;
   pythonPath?: string;
+  /** Timed generations; the median prefill and decode times are reported (default 1). */
+  repeats?: number;
 }
 
 const SCRIPT = fileURLToPath(new URL('../../test/bench/torch_generate.py', import.meta.url));
@@ -46,7 +48,7 @@ export function runTorchGenerate(r: TorchGenerateRequest): TorchGenerateRun | { 
     const prompts = join(dir, 'prompts.json');
     writeSafetensors(weights, tensors);
     writeFileSync(prompts, JSON.stringify(r.prompts));
-    const args = [SCRIPT, JSON.stringify(r.config), weights, prompts, String(r.newTokens), String(r.threads)];
+    const args = [SCRIPT, JSON.stringify(r.config), weights, prompts, String(r.newTokens), String(r.threads), String(r.repeats ?? 1)];
     const p = spawnSync(r.pythonPath ?? '/usr/bin/python3', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (p.status !== 0) return { error: (p.stderr || p.error?.message || 'torch reference failed').trim().split('\n').pop()! };
     let j: { prefill_tokens_per_s: number; decode_tokens_per_s: number | null; tokens: number[][]; peak_rss_mb: number };

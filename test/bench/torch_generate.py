@@ -3,7 +3,8 @@ of test/parity/reference.py (same layers, same Hugging Face weight names), run a
 the prompts and then one token at a time with the past keys/values, on the CPU with a fixed thread
 count. Prefill and decode are timed apart.
 
-Usage: /usr/bin/python3 torch_generate.py CONFIG_JSON WEIGHTS_SAFETENSORS PROMPTS_JSON NEW_TOKENS THREADS
+Usage: /usr/bin/python3 torch_generate.py CONFIG_JSON WEIGHTS_SAFETENSORS PROMPTS_JSON NEW_TOKENS THREADS [REPEATS]
+With REPEATS > 1 the timed generation runs that many times and the median times are reported.
 PROMPTS_JSON is a file holding [[token ids]], all rows the same length (no padding here).
 Prints one JSON line:
   {"prefill_tokens_per_s", "decode_tokens_per_s", "tokens": [[...]], "margins": [[...]], "peak_rss_mb"}
@@ -13,6 +14,7 @@ import json
 import math
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -99,11 +101,12 @@ def greedy(cfg, P, ids, new_tokens):
 
 
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) not in (6, 7):
         sys.exit(__doc__)
     cfg = json.loads(sys.argv[1])
     weights_path, prompts_path = sys.argv[2], sys.argv[3]
     new_tokens, threads = int(sys.argv[4]), int(sys.argv[5])
+    repeats = int(sys.argv[6]) if len(sys.argv) == 7 else 1
     prompts = json.load(open(prompts_path))
     if not prompts or len({len(p) for p in prompts}) != 1 or not prompts[0]:
         sys.exit("prompts must be non-empty rows of one length")
@@ -115,7 +118,10 @@ def main():
     B, T = ids.shape
     with torch.inference_mode():
         greedy(cfg, P, ids, min(2, new_tokens))  # warm-up: allocator and thread pool
-        tokens, margins, prefill_s, decode_s = greedy(cfg, P, ids, new_tokens)
+        runs = [greedy(cfg, P, ids, new_tokens) for _ in range(max(1, repeats))]
+    tokens, margins = runs[0][0], runs[0][1]
+    prefill_s = statistics.median(r[2] for r in runs)  # medians: this machine is noisy
+    decode_s = statistics.median(r[3] for r in runs)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({
         "prefill_tokens_per_s": B * T / prefill_s,
