@@ -163,11 +163,15 @@ export class Generator {
    * A trainer calls this when its weights change, so training never holds a stale copy; the next
    * generate() bakes the new weights.
    */
-  async forgetWeights(): Promise<void> {
-    await this.queue;
-    const baked = this.baked;
-    this.baked = undefined;
-    await baked?.compiled.session.release();
+  forgetWeights(): Promise<void> {
+    // In the queue, like generate(): a call in flight keeps its session until it is done.
+    const run = this.queue.then(async () => {
+      const baked = this.baked;
+      this.baked = undefined;
+      await baked?.compiled.session.release();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** The resident step session with `params` compiled in, rebuilt when they are not the last ones baked. */
