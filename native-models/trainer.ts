@@ -203,6 +203,11 @@ export class Trainer {
     await this.generator?.forgetWeights();
   }
 
+  /** Empties the generator's store of earlier sequences (see GenerateOptions.reusePrefixes). */
+  async forgetPrefixes(): Promise<void> {
+    await this.generator?.forgetPrefixes();
+  }
+
   /** Samples continuations of `prompts` with the current weights (KV cache; see runtime/generate). */
   async generate(prompts: number[][], opts: GenerateOptions): Promise<Generation[]> {
     this.generator ??= await Generator.create(this.config, this.sessionOptions);

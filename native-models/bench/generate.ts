@@ -121,3 +121,53 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
   }
   return results;
 }
+
+export interface TurnsBenchResult {
+  preset: string;
+  rows: number;
+  turns: number;
+  promptLen: number;
+  newTokens: number;
+  observationTokens: number;
+  /** Whole conversation, prefilling every turn's full prompt. */
+  fullMs: number;
+  /** The same with each turn's prompt starting from the keys of the turn before. */
+  reusedMs: number;
+  speedup: number;
+}
+
+/**
+ * A multi-turn rollout in miniature: `rows` conversations of `turns` turns, each turn generating
+ * `newTokens` then appending an observation; timed with and without reusing the previous turn's
+ * keys (medians of `repeats`). Sampling at temperature 1, the rollout setting.
+ */
+export async function benchTurns(opts: { presets?: PresetName[]; rows?: number; turns?: number; promptLen?: number; newTokens?: number; observationTokens?: number; threads?: number; repeats?: number } = {}): Promise<TurnsBenchResult[]> {
+  const o = { presets: ['tiny'] as PresetName[], rows: 8, turns: 4, promptLen: 256, newTokens: 48, observationTokens: 40, repeats: 3, ...opts };
+  const results: TurnsBenchResult[] = [];
+  for (const name of o.presets) {
+    const c = PRESETS[name];
+    const gen = await Generator.create(c, { intraOpThreads: o.threads });
+    const params = initParams(c, 0);
+    const conversation = async (reusePrefixes: boolean) => {
+      await gen.forgetPrefixes();
+      let prompts = Array.from({ length: o.rows }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => (i * 13 + b * 7) % c.vocabSize));
+      const t0 = performance.now();
+      for (let turn = 0; turn < o.turns; turn++) {
+        const out = await gen.generate(params, prompts, { maxNewTokens: o.newTokens, temperature: 1, seed: turn, reusePrefixes });
+        prompts = prompts.map((p, b) => [...p, ...out[b].tokens, ...Array.from({ length: o.observationTokens }, (_, i) => (i * 7 + b + turn) % c.vocabSize)]);
+      }
+      return performance.now() - t0;
+    };
+    await conversation(true); // warm-up (bakes the weights)
+    const full: number[] = [];
+    const reused: number[] = [];
+    for (let r = 0; r < o.repeats; r++) {
+      full.push(await conversation(false));
+      reused.push(await conversation(true));
+    }
+    await gen.release();
+    const [fullMs, reusedMs] = [median(full), median(reused)];
+    results.push({ preset: name, rows: o.rows, turns: o.turns, promptLen: o.promptLen, newTokens: o.newTokens, observationTokens: o.observationTokens, fullMs, reusedMs, speedup: fullMs / reusedMs });
+  }
+  return results;
+}

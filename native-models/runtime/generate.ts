@@ -2,11 +2,13 @@
 // step per token. Returns the generated ids with their log-probs under the model (temperature 1),
 // which is what a policy-gradient ratio needs as π_old.
 import { compileGraph } from '../graph/passes';
-import { type ModelConfig, type ParamSpec, headDim, paramSpecs } from '../transformer/config';
+import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
 import { buildDecodeGraph, buildResidentDecodeGraph } from '../transformer/graphs';
 import type { Params } from '../transformer/init';
 import { type SamplingParams, sampleWithLogprob, seededRandom } from './sampling';
 import { type CompiledSession, type SessionOptions, createSession, ort } from './session';
+import { WeightStamp } from './weight-stamp';
+import { PrefixStore, prefillLayout } from './prefix-store';
 
 export interface GenerateOptions extends Partial<SamplingParams> {
   maxNewTokens: number;
@@ -16,6 +18,13 @@ export interface GenerateOptions extends Partial<SamplingParams> {
   stopStrings?: readonly string[];
   decode?: (ids: number[]) => string;
   seed?: number;
+  /**
+   * Start prompts that extend a sequence an earlier reusing call generated (same weights) from its
+   * stored keys and values, and store this call's sequences. The output then depends on those
+   * earlier calls at float-rounding level: a caller wanting exact repeats empties the store with
+   * `forgetPrefixes()` at the start of each batch of work (the rollout engine does).
+   */
+  reusePrefixes?: boolean;
   /** Called after each model run and its sampling with that step's logits [B·V] (step 0 is the prefill): timing and diagnostics. */
   onStep?: (step: number, logits: Float32Array) => void;
 }
@@ -50,13 +59,23 @@ export type WeightBinding = 'baked' | 'fed';
 export interface GeneratorOptions {
   kvCache?: KvCacheMode;
   weights?: WeightBinding;
+  /**
+   * Keys and values of generated sequences kept for prompts that extend them, in calls that ask for
+   * it (`reusePrefixes`; resident cache only; default 256 MiB, 0 = off). `forgetPrefixes()` empties
+   * it; new weights do too.
+   */
+  prefixCacheBytes?: number;
 }
 
 export class Generator {
   /** The step session with the weights it was baked with (resident + baked only). */
   private baked: { stamp: WeightStamp; compiled: CompiledSession } | undefined;
-  /** Rows and tokens the last call's prefill ran (duplicates of a prompt are prefilled once). */
-  lastPrefill: { rows: number; tokens: number } | undefined;
+  /**
+   * What the last call's prefill ran: rows (duplicates of a prompt are prefilled once), token
+   * positions (padding included) and prompt tokens whose keys came from the prefix store instead.
+   */
+  lastPrefill: { rows: number; tokens: number; reused: number } | undefined;
+  private readonly prefixes: PrefixStore;
   /** generate() calls run one at a time: a rebuild must not release a session another call is using. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -69,7 +88,10 @@ export class Generator {
     readonly kvCache: KvCacheMode,
     readonly weights: WeightBinding,
     private readonly sessionOptions: SessionOptions,
-  ) {}
+    prefixCacheBytes: number,
+  ) {
+    this.prefixes = new PrefixStore(paramSpecs(config), kvCache === 'resident' ? prefixCacheBytes : 0);
+  }
 
   static async create(config: ModelConfig, session: SessionOptions = {}, opts: GeneratorOptions = {}): Promise<Generator> {
     const kvCache = opts.kvCache ?? 'resident';
@@ -77,7 +99,7 @@ export class Generator {
     const weights = kvCache === 'growing' ? 'fed' : (opts.weights ?? 'baked');
     const prefill = await createSession(compileGraph(buildDecodeGraph(config)), session);
     const resident = kvCache === 'resident' && weights === 'fed' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
-    return new Generator(config, prefill, resident, kvCache, weights, session);
+    return new Generator(config, prefill, resident, kvCache, weights, session, opts.prefixCacheBytes ?? 256 * 2 ** 20);
   }
 
   get provider(): string {
@@ -99,7 +121,6 @@ export class Generator {
     this.validate(prompts, o);
     const sampling: SamplingParams = { temperature: o.temperature ?? 1, topK: o.topK ?? 0, topP: o.topP ?? 1 };
     const random = seededRandom(o.seed ?? 0);
-    const P0 = Math.max(...prompts.map((p) => p.length));
     const [KV, D] = [c.nKvHeads, headDim(c)];
     const paramFeeds: Record<string, ort.Tensor> = {};
     for (const s of paramSpecs(c)) {
@@ -108,23 +129,28 @@ export class Generator {
       paramFeeds[s.name] = new ort.Tensor('float32', v, [...s.shape]);
     }
     // Prefix reuse: identical prompts (a GRPO group's rollouts of one task) are prefilled once and
-    // their cache rows copied to each duplicate. The growing cache keeps the export's plain interface.
-    const { unique, source } = this.kvCache === 'resident' ? uniquePrompts(prompts) : { unique: prompts, source: prompts.map((_, b) => b) };
-    const pre = leftPadded(unique, P0);
-    const emptyPast: Record<string, ort.Tensor> = {};
+    // their cache rows copied to each duplicate; a prompt extending a sequence generated earlier
+    // with these weights starts from its stored keys. The growing cache keeps the export's plain interface.
+    const resident = this.kvCache === 'resident';
+    const { unique, source } = resident ? uniquePrompts(prompts) : { unique: prompts, source: prompts.map((_, b) => b) };
+    const reusing = resident && o.reusePrefixes === true && this.prefixes.capacityBytes > 0;
+    if (reusing) this.prefixes.useWeights(params);
+    const reuse = unique.map((p) => (reusing ? this.prefixes.longest(p) : null));
+    const pre = prefillLayout(c, D, unique, reuse);
+    const past: Record<string, ort.Tensor> = {};
     for (let i = 0; i < c.nLayers; i++)
-      for (const kind of ['key', 'value']) emptyPast[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [unique.length, KV, 0, D]);
-    const prefill = await this.compiled.session.run({ ...paramFeeds, ...emptyPast, input_ids: i64(pre.ids), position_ids: i64(pre.positions), attention_mask: i64(pre.mask) });
-    this.lastPrefill = { rows: unique.length, tokens: unique.length * P0 };
-    const { mask, positions } = leftPadded(prompts, P0);
+      ['key', 'value'].forEach((kind, k) => (past[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', pre.past[2 * i + k], [unique.length, KV, pre.P, D])));
+    const prefill = await this.compiled.session.run({ ...paramFeeds, ...past, input_ids: i64(pre.ids), position_ids: i64(pre.positions), attention_mask: i64(pre.mask) });
+    this.lastPrefill = { rows: unique.length, tokens: unique.length * pre.ids[0].length, reused: reuse.reduce((n, r) => n + (r?.length ?? 0), 0) };
+    const mask = source.map((u) => [...pre.mask[u]]);
     // The last generated token is never fed back, so the cache never holds more than this.
-    const capacity = P0 + o.maxNewTokens - 1;
+    const capacity = mask[0].length + o.maxNewTokens - 1;
     let cache: DecodeCache;
-    if (this.kvCache === 'growing') cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
+    if (!resident) cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
     else if (this.resident) cache = new ResidentCache(this.resident.session, c, paramFeeds, prefill, source, mask, capacity);
     else cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, source, mask, capacity);
     let logits = gatherRows(prefill.logits.data as Float32Array, source, c.vocabSize);
-    let lastPositions = positions.map((row) => row[row.length - 1]);
+    let lastPositions = prompts.map((p) => p.length - 1);
     const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
     const active = prompts.map(() => true);
     for (let step = 0; ; step++) {
@@ -147,7 +173,20 @@ export class Generator {
       lastPositions = lastPositions.map((p) => p + 1);
       logits = await cache.step(next, lastPositions);
     }
+    if (reusing && cache instanceof ResidentCache)
+      prompts.forEach((p, b) => {
+        // Every token that was fed: the prompt and all generated ones but the last.
+        const { kv, n } = cache.sequence(b, p.length + out[b].tokens.length - 1);
+        this.prefixes.add({ tokens: [...p, ...out[b].tokens].slice(0, n), kv });
+      });
     return out;
+  }
+
+  /** Empties the prefix store, so what follows does not depend on what ran before (a new batch of rollouts). */
+  forgetPrefixes(): Promise<void> {
+    const run = this.queue.then(() => this.prefixes.clear());
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   async release(): Promise<void> {
@@ -168,6 +207,7 @@ export class Generator {
     const run = this.queue.then(async () => {
       const baked = this.baked;
       this.baked = undefined;
+      this.prefixes.clear();
       await baked?.compiled.session.release();
     });
     this.queue = run.catch(() => undefined);
@@ -202,17 +242,6 @@ export class Generator {
     if ((o.topP ?? 1) <= 0 || (o.topP ?? 1) > 1) throw new GenerateError('topP must be in (0, 1]');
     if ((o.topK ?? 0) < 0 || !Number.isInteger(o.topK ?? 0)) throw new GenerateError('topK must be a non-negative integer');
   }
-}
-
-/**
- * Left padding to width P: every row's last prompt token sits at the end of the prefill. Mask 1 on
- * real tokens; positions count real tokens only (padding takes position 0).
- */
-function leftPadded(prompts: readonly number[][], P: number): { ids: number[][]; mask: number[][]; positions: number[][] } {
-  const ids = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...p]);
-  const mask = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...new Array<number>(p.length).fill(1)]);
-  const positions = prompts.map((p) => [...new Array<number>(P - p.length).fill(0), ...p.map((_, t) => t)]);
-  return { ids, mask, positions };
 }
 
 /** Distinct prompts in first-seen order, and for each row the index of its prompt among them. */
@@ -287,6 +316,7 @@ class ResidentCache implements DecodeCache {
   private readonly mask: BigInt64Array;
   private filled: number;
   private readonly rows: number;
+  private readonly batch: number;
   private readonly D: number;
 
   constructor(
@@ -302,7 +332,7 @@ class ResidentCache implements DecodeCache {
     const B = promptMask.length;
     const P0 = promptMask[0].length;
     const KV = c.nKvHeads;
-    [this.rows, this.D, this.filled] = [B * KV, headDim(c), P0];
+    [this.rows, this.batch, this.D, this.filled] = [B * KV, B, headDim(c), P0];
     const block = P0 * this.D; // one (row, kv head) of the prefill's present
     for (let i = 0; i < c.nLayers; i++)
       for (const kind of ['key', 'value']) {
@@ -339,37 +369,18 @@ class ResidentCache implements DecodeCache {
     this.filled++;
     return res.logits.data as Float32Array;
   }
-}
 
-/**
- * Which weights a baked session holds: the arrays themselves and a strided sample of their values,
- * so new arrays (an optimiser step) and values overwritten in place both count as new weights.
- */
-class WeightStamp {
-  private static readonly SAMPLES = 32;
-  private readonly arrays: Float32Array[];
-  private readonly sample: Float32Array;
-
-  constructor(
-    private readonly specs: readonly ParamSpec[],
-    params: Params,
-  ) {
-    this.arrays = specs.map((s) => params.get(s.name)!);
-    this.sample = WeightStamp.take(this.arrays);
-  }
-
-  matches(params: Params): boolean {
-    if (!this.specs.every((s, k) => params.get(s.name) === this.arrays[k])) return false;
-    const now = WeightStamp.take(this.arrays);
-    return now.every((v, j) => Object.is(v, this.sample[j]));
-  }
-
-  private static take(arrays: readonly Float32Array[]): Float32Array {
-    const n = WeightStamp.SAMPLES;
-    const out = new Float32Array(arrays.length * n);
-    arrays.forEach((a, k) => {
-      for (let j = 0; j < n; j++) out[k * n + j] = a[Math.floor(((j + 0.5) * a.length) / n)] ?? 0;
+  /** Row b's first n real positions (fewer if it holds fewer), per layer key then value, each [KV, n, D]. */
+  sequence(b: number, n: number): { kv: Float32Array[]; n: number } {
+    const { D, capacity } = this;
+    const KV = this.rows / this.batch;
+    const real: number[] = [];
+    for (let s = 0; s < capacity && real.length < n; s++) if (this.mask[b * capacity + s] === 1n) real.push(s);
+    const kv = Object.values(this.slots).map(({ data }) => {
+      const out = new Float32Array(KV * real.length * D);
+      for (let h = 0; h < KV; h++) real.forEach((s, j) => out.set(data.subarray(((b * KV + h) * capacity + s) * D, ((b * KV + h) * capacity + s + 1) * D), (h * real.length + j) * D));
+      return out;
     });
-    return out;
+    return { kv, n: real.length };
   }
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type GenerateBenchResult, PRESETS, benchGenerate, benchTrain, type PresetName } from '../../../native-models';
+import { type GenerateBenchResult, PRESETS, benchGenerate, benchTrain, benchTurns, type PresetName } from '../../../native-models';
 import { benchLlamaCpp, type LlamaBenchResult } from '../../engine/models';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
@@ -67,6 +67,8 @@ export function registerBench(program: Command): void {
         // A GRPO group: 8 rollouts of one task start from the same prompt, which is prefilled once.
         out.line('measuring a group of 8 rollouts sharing one 256-token prompt…');
         const group = await benchGenerate({ presets: presets as PresetName[], batches: [8], promptLen: 256, newTokens: 32, threads, torch: opts.torch, sharedPrompt: true });
+        out.line('measuring multi-turn rollouts: 8 conversations of 4 turns, with and without reusing earlier turns’ keys…');
+        const turns = await benchTurns({ presets: presets as PresetName[], threads });
         out.line('measuring decode speed at short and long context…');
         const context: Awaited<ReturnType<typeof benchGenerate>> = [];
         const newTokens = 32;
@@ -87,6 +89,7 @@ export function registerBench(program: Command): void {
           train: train.map((r) => ({ ...r, ratioVsTorch: ratio(r) })),
           generate,
           group,
+          turns,
           context,
           llama,
         };
@@ -123,6 +126,11 @@ export function registerBench(program: Command): void {
                 g.ratioVsTorch === undefined ? '-' : `${g.ratioVsTorch.toFixed(2)}×`,
                 g.agreement ? `${g.tokensAgree ? 'yes' : 'NO'} (${g.agreement.matchedSteps}/${g.agreement.comparedSteps})` : '-',
               ]),
+            ]),
+            '',
+            table([
+              ['PRESET', 'ROWS×TURNS', 'PROMPT', 'NEW/OBS PER TURN', 'EVERY TURN PREFILLED ms', 'REUSING KEYS ms', 'SPEEDUP'],
+              ...turns.map((t) => [t.preset, `${t.rows}×${t.turns}`, String(t.promptLen), `${t.newTokens}/${t.observationTokens}`, t.fullMs.toFixed(0), t.reusedMs.toFixed(0), `${t.speedup.toFixed(2)}×`]),
             ]),
             ...(llama.length
               ? [

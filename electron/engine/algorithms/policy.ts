@@ -43,8 +43,13 @@ export interface Policy {
   readonly tokenizer: PolicyTokenizer;
   readonly specials: SpecialIds;
   readonly maxSeqLen: number;
-  /** Continuations that stop after `<|end|>`; each row gets at most its own `maxNewTokens`. */
+  /**
+   * Continuations that stop after `<|end|>`; each row gets at most its own `maxNewTokens`. A prompt
+   * that extends a sequence generated since the last `forgetPrefixes()` may start from its cached keys.
+   */
   generate(requests: readonly GenerateRequest[], sampling: SamplingOptions): Promise<Generation[]>;
+  /** Forgets earlier sequences, so what follows depends on nothing generated before (start of a batch of rollouts). */
+  forgetPrefixes?(): Promise<void>;
   logprobs(rows: number[][]): Promise<number[][]>;
   trainStep(batch: TrainBatch[], objective: ObjectiveConfig): Promise<StepStats>;
   readonly step: number;
@@ -215,6 +220,8 @@ export class NativePolicy implements Policy, ReferencePolicy {
           topP: s.topP,
           seed: b === 0 ? s.seed : (s.seed + b * 0x9e3779b9) >>> 0,
           stopTokenIds: [this.specials.end],
+          // The next turn of a rollout extends this one's prompt and output: prefill only what is new.
+          reusePrefixes: true,
         },
       );
       // A row keeps only its own budget of tokens (what it would have sampled alone).
@@ -225,6 +232,10 @@ export class NativePolicy implements Policy, ReferencePolicy {
       });
     }
     return out;
+  }
+
+  async forgetPrefixes(): Promise<void> {
+    await this.active.forgetPrefixes();
   }
 
   async logprobs(rows: number[][]): Promise<number[][]> {

@@ -115,6 +115,9 @@ export async function runRollouts(
   const sp = policy.specials;
   const tok = policy.tokenizer;
   const lives: Live[] = [];
+  // Turns reuse the keys of earlier turns of this batch only, so a batch's output depends on its
+  // inputs and seed alone (exact resume replays it bit for bit).
+  await policy.forgetPrefixes?.();
   try {
     for (const [i, req] of requests.entries()) {
       const tools = req.task.tools ?? env.tools();
