@@ -55,7 +55,7 @@ export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<Ge
   const results: GenerateBenchResult[] = [];
   for (const name of o.presets) {
     const c = PRESETS[name];
-    const gen = await Generator.create(c, { intraOpThreads: o.threads });
+    const gen = await Generator.create(c, { intraOpThreads: o.threads }, { weights: 'baked' }); // as rollout turns run (auto bakes calls of ≥ 96 tokens)
     const params = initParams(c, 0);
     for (const batch of o.batches) {
       const prompts = Array.from({ length: batch }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => ((o.sharedPrompt ? 0 : b) * 37 + i * 11) % c.vocabSize));
@@ -146,7 +146,7 @@ export async function benchTurns(opts: { presets?: PresetName[]; rows?: number; 
   const results: TurnsBenchResult[] = [];
   for (const name of o.presets) {
     const c = PRESETS[name];
-    const gen = await Generator.create(c, { intraOpThreads: o.threads });
+    const gen = await Generator.create(c, { intraOpThreads: o.threads }, { weights: 'baked' }); // as rollout turns run (auto bakes calls of ≥ 96 tokens)
     const params = initParams(c, 0);
     const conversation = async (reusePrefixes: boolean) => {
       await gen.forgetPrefixes();

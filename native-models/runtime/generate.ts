@@ -52,9 +52,16 @@ export type KvCacheMode = 'resident' | 'growing';
  * which ORT pre-packs for its GEMM kernels once (a decode step is a few rows against every weight,
  * so re-packing fed weights every step costs as much as the product itself: about 2× at batch 1);
  * the session is rebuilt when the weights change. `fed`: passed as inputs every step, nothing to
- * rebuild. The prefill always feeds them (its many rows amortise the packing).
+ * rebuild. `auto`: baking costs about what 100 fed steps save, whatever the model's size, so a call
+ * asking for at least that many new tokens bakes (rollout turns do: 96 and 256 by default) and a
+ * shorter one feeds. Decided per call from the call alone: baked and fed steps round differently,
+ * and a call's output must not depend on earlier calls. The prefill always feeds the weights (its
+ * many rows amortise the packing).
  */
-export type WeightBinding = 'baked' | 'fed';
+export type WeightBinding = 'baked' | 'fed' | 'auto';
+
+/** `auto` bakes for a call with at least this many new tokens (see WeightBinding). */
+const BAKE_AT_TOKENS = 96;
 
 export interface GeneratorOptions {
   kvCache?: KvCacheMode;
@@ -76,6 +83,8 @@ export class Generator {
    */
   lastPrefill: { rows: number; tokens: number; reused: number } | undefined;
   private readonly prefixes: PrefixStore;
+  /** How the last call's decode steps got the weights. */
+  lastStepWeights: 'baked' | 'fed' | undefined;
   /** generate() calls run one at a time: a rebuild must not release a session another call is using. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -96,9 +105,9 @@ export class Generator {
   static async create(config: ModelConfig, session: SessionOptions = {}, opts: GeneratorOptions = {}): Promise<Generator> {
     const kvCache = opts.kvCache ?? 'resident';
     // Growing steps run the export's interface, whose weights are always inputs.
-    const weights = kvCache === 'growing' ? 'fed' : (opts.weights ?? 'baked');
+    const weights = kvCache === 'growing' ? 'fed' : (opts.weights ?? 'auto');
     const prefill = await createSession(compileGraph(buildDecodeGraph(config)), session);
-    const resident = kvCache === 'resident' && weights === 'fed' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
+    const resident = kvCache === 'resident' && weights !== 'baked' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
     return new Generator(config, prefill, resident, kvCache, weights, session, opts.prefixCacheBytes ?? 256 * 2 ** 20);
   }
 
@@ -147,8 +156,8 @@ export class Generator {
     const capacity = mask[0].length + o.maxNewTokens - 1;
     let cache: DecodeCache;
     if (!resident) cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
-    else if (this.resident) cache = new ResidentCache(this.resident.session, c, paramFeeds, prefill, source, mask, capacity);
-    else cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, source, mask, capacity);
+    else if (this.bakes(o.maxNewTokens)) cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, source, mask, capacity);
+    else cache = new ResidentCache(this.resident!.session, c, paramFeeds, prefill, source, mask, capacity);
     let logits = gatherRows(prefill.logits.data as Float32Array, source, c.vocabSize);
     let lastPositions = prompts.map((p) => p.length - 1);
     const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
@@ -212,6 +221,13 @@ export class Generator {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Whether this call's steps run on baked weights (see WeightBinding); records the answer in lastStepWeights. */
+  private bakes(maxNewTokens: number): boolean {
+    const baked = this.weights === 'baked' || (this.weights === 'auto' && maxNewTokens >= BAKE_AT_TOKENS);
+    this.lastStepWeights = baked ? 'baked' : 'fed';
+    return baked;
   }
 
   /** The resident step session with `params` compiled in, rebuilt when they are not the last ones baked. */

@@ -81,7 +81,7 @@ export async function benchLlamaCpp(opts: LlamaBenchOptions = {}): Promise<Llama
     await exportModel({ config, weights, tokenizer, format: 'gguf', ggufDtype: o.ggufDtype, outDir: gguf });
 
     const oursRuns: number[] = [];
-    const generator = await Generator.create(config, { intraOpThreads: o.threads });
+    const generator = await Generator.create(config, { intraOpThreads: o.threads }, { weights: 'baked' }); // as rollout turns run
     try {
       await generator.generate(weights, [prompt], { maxNewTokens: 2, temperature: 0 }); // warm-up
       for (let r = 0; r < o.repeats; r++) {

@@ -77,7 +77,7 @@ describe('Generator with a resident cache', () => {
 
   it('bakes the weights into its step session and rebuilds it when they change, new arrays or overwritten in place', async () => {
     const fed = await Generator.create(config, {}, { weights: 'fed' });
-    const baked = await Generator.create(config);
+    const baked = await Generator.create(config, {}, { weights: 'baked' });
     expect([fed.weights, baked.weights]).toEqual(['fed', 'baked']);
     const o = { maxNewTokens: 10, temperature: 0 };
     const same = async (p: typeof params) => {
@@ -99,8 +99,26 @@ describe('Generator with a resident cache', () => {
     await Promise.all([fed.release(), baked.release()]);
   });
 
-  it('runs concurrent generate calls one after another, each with its own weights', async () => {
+  it('auto: feeds the weights to a short call and bakes them for a long one, whatever ran before', async () => {
     const gen = await Generator.create(config);
+    const fed = await Generator.create(config, {}, { weights: 'fed' });
+    expect(gen.weights).toBe('auto');
+    const short = { maxNewTokens: 6, temperature: 0 };
+    const long = { maxNewTokens: 100, temperature: 0 };
+    const first = await gen.generate(params, prompts, short);
+    expect(gen.lastStepWeights).toBe('fed');
+    const longOut = await gen.generate(params, [[1, 2, 3]], long);
+    expect(gen.lastStepWeights).toBe('baked');
+    // A short call after the long one is still fed: the same output as before, bit for bit.
+    expect(await gen.generate(params, prompts, short)).toEqual(first);
+    expect(gen.lastStepWeights).toBe('fed');
+    const reference = await fed.generate(params, [[1, 2, 3]], long);
+    expect(longOut.map((g) => g.tokens)).toEqual(reference.map((g) => g.tokens));
+    await Promise.all([gen.release(), fed.release()]);
+  });
+
+  it('runs concurrent generate calls one after another, each with its own weights', async () => {
+    const gen = await Generator.create(config, {}, { weights: 'baked' });
     const other = initParams(config, 6, 0.3);
     const o = { maxNewTokens: 6, temperature: 0 };
     const alone = [await gen.generate(params, prompts, o), await gen.generate(other, prompts, o)];
