@@ -9,6 +9,7 @@ import { knobHelp } from './knob-help';
 
 export const groups = [
   { id: 'setup', title: 'Environment & model' },
+  { id: 'lora', title: 'LoRA adapters (imported models)' },
   { id: 'method', title: 'Method' },
   { id: 'rollout', title: 'Rollout' },
   { id: 'optim', title: 'Optimisation' },
@@ -16,7 +17,6 @@ export const groups = [
   { id: 'paw', title: 'PaW' },
   { id: 'rwml', title: 'RWML' },
   { id: 'sft', title: 'SFT' },
-  { id: 'lora', title: 'LoRA adapters' },
   { id: 'testTime', title: 'Test time' },
   { id: 'budgets', title: 'Budgets' },
 ] as const;
