@@ -149,22 +149,26 @@ export function buildOptimizerGraph(params: readonly ParamSpec[], dtype: DType =
     m: g.input(`m.${p.name}`, dtype, p.shape),
     v: g.input(`v.${p.name}`, dtype, p.shape),
   }));
-  const sq = slots.map((x) => F.reduceSum(F.mul(x.g, x.g), undefined, false));
-  const norm = F.sqrt(sq.reduce((a, b) => F.add(a, b)));
+  const norm = F.sqrt(slots.map((x) => F.reduceSum(F.mul(x.g, x.g), undefined, false)).reduce((a, b) => F.add(a, b)));
   g.output(norm, 'grad_norm');
   const scale = F.minimum(F.div(maxNorm, F.add(norm, 1e-6)), 1);
-  const bc1 = F.sub(1, F.pow(b1, step));
-  const bc2 = F.sub(1, F.pow(b2, step));
-  const stepSize = F.div(lr, bc1);
-  const sqrtBc2 = F.sqrt(bc2);
+  const sqrtBc2 = F.sqrt(F.sub(1, F.pow(b2, step)));
+  // Every scalar folded before touching a tensor, so each parameter costs few passes over its
+  // elements: m ← β1·m + (1−β1)·s·g, v ← β2·v + (1−β2)·s²·g², and
+  // p − lr/(1−β1^t) · m / (√v/√(1−β2^t) + ε) = p − k · m / (√v + ε·√(1−β2^t)), k = lr·√(1−β2^t)/(1−β1^t).
+  const mCoef = F.mul(F.sub(1, b1), scale);
+  const vCoef = F.mul(F.sub(1, b2), F.mul(scale, scale));
+  const k = F.div(F.mul(lr, sqrtBc2), F.sub(1, F.pow(b1, step)));
+  const epsHat = F.mul(eps, sqrtBc2);
+  const decay = F.sub(1, F.mul(lr, wd));
   for (const x of slots) {
     g.withScope(x.spec.name, () => {
-      const gr = F.mul(x.g, scale);
-      const m = F.add(F.mul(x.m, b1), F.mul(gr, F.sub(1, b1)));
-      const v = F.add(F.mul(x.v, b2), F.mul(F.mul(gr, gr), F.sub(1, b2)));
-      const decayed = x.spec.decay ? F.mul(x.p, F.sub(1, F.mul(lr, wd))) : x.p;
-      const denom = F.add(F.div(F.sqrt(v), sqrtBc2), eps);
-      g.output(F.sub(decayed, F.mul(stepSize, F.div(m, denom))), `new_param.${x.spec.name}`);
+      const m = F.add(F.mul(x.m, b1), F.mul(x.g, mCoef));
+      // g·(c·g), not c·(g·g): the norm's g·g would be merged with it and every parameter's square
+      // kept alive through the whole update (a second copy of all gradients).
+      const v = F.add(F.mul(x.v, b2), F.mul(F.mul(x.g, vCoef), x.g));
+      const update = F.mul(F.div(m, F.add(F.sqrt(v), epsHat)), k);
+      g.output(F.sub(x.spec.decay ? F.mul(x.p, decay) : x.p, update), `new_param.${x.spec.name}`);
       g.output(m, `new_m.${x.spec.name}`);
       g.output(v, `new_v.${x.spec.name}`);
     });
