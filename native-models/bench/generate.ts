@@ -137,9 +137,10 @@ export interface TurnsBenchResult {
 }
 
 /**
- * A multi-turn rollout in miniature: `rows` conversations of `turns` turns, each turn generating
- * `newTokens` then appending an observation; timed with and without reusing the previous turn's
- * keys (medians of `repeats`). Sampling at temperature 1, the rollout setting.
+ * A multi-turn rollout in miniature: `rows` conversations of `turns` turns over prompts that share
+ * their first three quarters, each turn generating `newTokens` then appending an observation; timed
+ * with and without reusing keys (the shared opening, then each row's earlier turns; medians of
+ * `repeats`). Sampling at temperature 1, the rollout setting.
  */
 export async function benchTurns(opts: { presets?: PresetName[]; rows?: number; turns?: number; promptLen?: number; newTokens?: number; observationTokens?: number; threads?: number; repeats?: number } = {}): Promise<TurnsBenchResult[]> {
   const o = { presets: ['tiny'] as PresetName[], rows: 8, turns: 4, promptLen: 256, newTokens: 48, observationTokens: 40, repeats: 3, ...opts };
@@ -150,7 +151,9 @@ export async function benchTurns(opts: { presets?: PresetName[]; rows?: number; 
     const params = initParams(c, 0);
     const conversation = async (reusePrefixes: boolean) => {
       await gen.forgetPrefixes();
-      let prompts = Array.from({ length: o.rows }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => (i * 13 + b * 7) % c.vocabSize));
+      // As in a batch of rollouts: the first three quarters (system block, tools) shared, then each row's own task.
+      const shared = Math.floor((o.promptLen * 3) / 4);
+      let prompts = Array.from({ length: o.rows }, (_, b) => Array.from({ length: o.promptLen }, (_, i) => (i * 13 + (i < shared ? 0 : b * 7)) % c.vocabSize));
       const t0 = performance.now();
       for (let turn = 0; turn < o.turns; turn++) {
         const out = await gen.generate(params, prompts, { maxNewTokens: o.newTokens, temperature: 1, seed: turn, reusePrefixes });

@@ -60,6 +60,9 @@ export type KvCacheMode = 'resident' | 'growing';
  */
 export type WeightBinding = 'baked' | 'fed' | 'auto';
 
+/** Distinct prompts sharing at least this many opening tokens get that opening prefilled once. */
+const MIN_SHARED_PREFIX = 32;
+
 /** `auto` bakes for a call with at least this many new tokens (see WeightBinding). */
 const BAKE_AT_TOKENS = 96;
 
@@ -143,7 +146,10 @@ export class Generator {
     const resident = this.kvCache === 'resident';
     const { unique, source } = resident ? uniquePrompts(prompts) : { unique: prompts, source: prompts.map((_, b) => b) };
     const reusing = resident && o.reusePrefixes === true && this.prefixes.capacityBytes > 0;
-    if (reusing) this.prefixes.useWeights(params);
+    if (reusing) {
+      this.prefixes.useWeights(params);
+      await this.seedSharedPrefix(unique, paramFeeds);
+    }
     const reuse = unique.map((p) => (reusing ? this.prefixes.longest(p) : null));
     const pre = prefillLayout(c, D, unique, reuse);
     const past: Record<string, ort.Tensor> = {};
@@ -189,6 +195,27 @@ export class Generator {
         this.prefixes.add({ tokens: [...p, ...out[b].tokens].slice(0, n), kv });
       });
     return out;
+  }
+
+  /**
+   * Distinct prompts that open alike (the same system block and tool list before each task) share
+   * that opening's keys: when the store holds nothing as long for them, it is prefilled once, alone,
+   * and stored, so each prompt then prefills only what follows it.
+   */
+  private async seedSharedPrefix(prompts: readonly number[][], paramFeeds: Record<string, ort.Tensor>): Promise<void> {
+    if (prompts.length < 2) return;
+    let n = Math.min(...prompts.map((p) => p.length)) - 1;
+    for (const p of prompts) for (let k = 0; k < n; k++) if (p[k] !== prompts[0][k]) n = k;
+    if (n < MIN_SHARED_PREFIX || prompts.every((p) => (this.prefixes.longest(p)?.length ?? 0) >= n)) return;
+    const c = this.config;
+    const [KV, D] = [c.nKvHeads, headDim(c)];
+    const tokens = prompts[0].slice(0, n);
+    const feeds: Record<string, ort.Tensor> = { ...paramFeeds, input_ids: i64([tokens]), position_ids: i64([tokens.map((_, t) => t)]), attention_mask: i64([tokens.map(() => 1)]) };
+    for (let i = 0; i < c.nLayers; i++) for (const kind of ['key', 'value']) feeds[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [1, KV, 0, D]);
+    const res = await this.compiled.session.run(feeds);
+    // present.{i}.{kind} is [1,KV,n,D]: exactly a stored sequence's [KV,n,D] layout.
+    const kv = Array.from({ length: c.nLayers }, (_, i) => ['key', 'value'].map((kind) => (res[`present.${i}.${kind}`].data as Float32Array).slice())).flat();
+    this.prefixes.add({ tokens, kv });
   }
 
   /** Empties the prefix store, so what follows does not depend on what ran before (a new batch of rollouts). */

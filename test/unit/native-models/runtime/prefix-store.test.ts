@@ -68,4 +68,21 @@ describe('prefix reuse across generate calls', () => {
     expect(gen.lastPrefill!.reused).toBe(longer[0].length - 1);
     await gen.release();
   });
+
+  it('prefills an opening that distinct prompts share once, then only what follows it in each', async () => {
+    const gen = await Generator.create(config);
+    const plain = await Generator.create(config, {}, { prefixCacheBytes: 0 });
+    const opening = Array.from({ length: 40 }, (_, i) => (i * 17 + 3) % 250); // a system block, say
+    const prompts = [[...opening, 1, 2, 3], [...opening, 9, 8], [...opening, 4, 4, 4, 4], [...opening, 1, 2, 3]];
+    const o = { maxNewTokens: 6, temperature: 1, seed: 5 };
+    const b = await gen.generate(params, prompts, { ...o, reusePrefixes: true });
+    // Three distinct prompts (the last repeats the first), each starting from the shared 40 tokens.
+    expect(gen.lastPrefill).toMatchObject({ rows: 3, reused: 3 * 40 });
+    expectSame(await plain.generate(params, prompts, o), b);
+    // A short common opening is not worth a run of its own.
+    await gen.forgetPrefixes();
+    await gen.generate(params, [[...opening.slice(0, 10), 5], [...opening.slice(0, 10), 6]], { ...o, reusePrefixes: true });
+    expect(gen.lastPrefill!.reused).toBe(0);
+    await Promise.all([gen.release(), plain.release()]);
+  });
 });
