@@ -11,7 +11,6 @@ Prints one JSON line:
 where `margins` is the top-1 minus top-2 logit at each step (near ties show as tiny margins).
 """
 import json
-import math
 import os
 import resource
 import statistics
@@ -22,7 +21,7 @@ import torch
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "parity"))
-from reference import lora_linear, read_safetensors, rms_norm, rotate_half  # noqa: E402
+from reference import decoder_layer, read_safetensors, rms_norm  # noqa: E402
 
 
 def rope_tables(cfg, D, start, T):
@@ -34,9 +33,8 @@ def rope_tables(cfg, D, start, T):
 
 def forward_cached(cfg, P, ids, cache):
     """Logits of the last position; `cache[i]` holds layer i's (keys, values) [B,KV,S,D] and grows by T."""
-    B, T = ids.shape
-    H, KV = cfg["nHeads"], cfg["nKvHeads"]
-    D = cfg.get("headDim") or cfg["dModel"] // H
+    T = ids.shape[1]
+    D = cfg.get("headDim") or cfg["dModel"] // cfg["nHeads"]
     start = cache[0][0].shape[2] if cache else 0
     cos, sin = rope_tables(cfg, D, start, T)
     S = start + T
@@ -48,32 +46,8 @@ def forward_cached(cfg, P, ids, cache):
     x = P["model.embed_tokens.weight"][ids]
     new_cache = []
     for i in range(cfg["nLayers"]):
-        p = f"model.layers.{i}"
-        h = rms_norm(x, P[p + ".input_layernorm.weight"], cfg["normEps"])
-        q = lora_linear(cfg, P, p + ".self_attn.q_proj", h).view(B, T, H, D)
-        k = lora_linear(cfg, P, p + ".self_attn.k_proj", h).view(B, T, KV, D)
-        v = lora_linear(cfg, P, p + ".self_attn.v_proj", h).view(B, T, KV, D)
-        if cfg["qkNorm"]:
-            q = rms_norm(q, P[p + ".self_attn.q_norm.weight"], cfg["normEps"])
-            k = rms_norm(k, P[p + ".self_attn.k_norm.weight"], cfg["normEps"])
-        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # [B,h,T,D]
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        if cache:
-            k = torch.cat((cache[i][0], k), dim=2)
-            v = torch.cat((cache[i][1], v), dim=2)
-        new_cache.append((k, v))
-        k = k[:, :, None].expand(B, KV, H // KV, S, D).reshape(B, H, S, D)
-        v = v[:, :, None].expand(B, KV, H // KV, S, D).reshape(B, H, S, D)
-        scores = q @ k.transpose(2, 3) / math.sqrt(D)
-        if bias is not None:
-            scores = scores + bias
-        o = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, H * D)
-        x = x + lora_linear(cfg, P, p + ".self_attn.o_proj", o)
-        h = rms_norm(x, P[p + ".post_attention_layernorm.weight"], cfg["normEps"])
-        gate = lora_linear(cfg, P, p + ".mlp.gate_proj", h)
-        up = lora_linear(cfg, P, p + ".mlp.up_proj", h)
-        x = x + lora_linear(cfg, P, p + ".mlp.down_proj", torch.nn.functional.silu(gate) * up)
+        x, kv = decoder_layer(cfg, P, i, x, cos, sin, bias, cache[i] if cache else None)
+        new_cache.append(kv)
     x = rms_norm(x[:, -1], P["model.norm.weight"], cfg["normEps"])  # only the last position is sampled
     head = P["model.embed_tokens.weight"] if cfg["tiedEmbeddings"] else P["lm_head.weight"]
     cache[:] = new_cache

@@ -75,10 +75,46 @@ def lora_linear(cfg, P, name, x):
     return y
 
 
-def forward(cfg, P, ids, mask, pos):
-    B, T = ids.shape
+def decoder_layer(cfg, P, i, x, cos, sin, bias, past=None):
+    """Layer i on x [B,T,C]: attention (keys after RoPE appended to `past` = (keys, values) [B,KV,S0,D]
+    when given; `bias` added to the scores unless None) and the SwiGLU MLP, each with its residual.
+    Returns the new x and the layer's (keys, values) [B,KV,S,D] before they are repeated over heads."""
+    B, T, _ = x.shape
     H, KV = cfg["nHeads"], cfg["nKvHeads"]
     D = cfg.get("headDim") or cfg["dModel"] // H
+    p = f"model.layers.{i}"
+    h = rms_norm(x, P[p + ".input_layernorm.weight"], cfg["normEps"])
+    q = lora_linear(cfg, P, p + ".self_attn.q_proj", h).view(B, T, H, D)
+    k = lora_linear(cfg, P, p + ".self_attn.k_proj", h).view(B, T, KV, D)
+    v = lora_linear(cfg, P, p + ".self_attn.v_proj", h).view(B, T, KV, D)
+    if cfg["qkNorm"]:
+        q = rms_norm(q, P[p + ".self_attn.q_norm.weight"], cfg["normEps"])
+        k = rms_norm(k, P[p + ".self_attn.k_norm.weight"], cfg["normEps"])
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # [B,h,T,D]
+    q = q * cos + rotate_half(q) * sin
+    k = k * cos + rotate_half(k) * sin
+    if past is not None:
+        k = torch.cat((past[0], k), dim=2)
+        v = torch.cat((past[1], v), dim=2)
+    S = k.shape[2]
+    kv = (k, v)
+    k = k[:, :, None].expand(B, KV, H // KV, S, D).reshape(B, H, S, D)
+    v = v[:, :, None].expand(B, KV, H // KV, S, D).reshape(B, H, S, D)
+    scores = q @ k.transpose(2, 3) / math.sqrt(D)
+    if bias is not None:
+        scores = scores + bias
+    o = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, H * D)
+    x = x + lora_linear(cfg, P, p + ".self_attn.o_proj", o)
+    h = rms_norm(x, P[p + ".post_attention_layernorm.weight"], cfg["normEps"])
+    gate = lora_linear(cfg, P, p + ".mlp.gate_proj", h)
+    up = lora_linear(cfg, P, p + ".mlp.up_proj", h)
+    x = x + lora_linear(cfg, P, p + ".mlp.down_proj", torch.nn.functional.silu(gate) * up)
+    return x, kv
+
+
+def forward(cfg, P, ids, mask, pos):
+    T = ids.shape[1]
+    D = cfg.get("headDim") or cfg["dModel"] // cfg["nHeads"]
     dtype = P["model.embed_tokens.weight"].dtype
     x = P["model.embed_tokens.weight"][ids]  # [B,T,C]
     inv_freq = 1.0 / (cfg["ropeTheta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
@@ -89,26 +125,7 @@ def forward(cfg, P, ids, mask, pos):
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     bias = (~causal).to(dtype) * -1e9 + (~mask.bool()).to(dtype)[:, None, None, :] * -1e9  # [B,1,T,T]
     for i in range(cfg["nLayers"]):
-        p = f"model.layers.{i}"
-        h = rms_norm(x, P[p + ".input_layernorm.weight"], cfg["normEps"])
-        q = lora_linear(cfg, P, p + ".self_attn.q_proj", h).view(B, T, H, D)
-        k = lora_linear(cfg, P, p + ".self_attn.k_proj", h).view(B, T, KV, D)
-        v = lora_linear(cfg, P, p + ".self_attn.v_proj", h).view(B, T, KV, D)
-        if cfg["qkNorm"]:
-            q = rms_norm(q, P[p + ".self_attn.q_norm.weight"], cfg["normEps"])
-            k = rms_norm(k, P[p + ".self_attn.k_norm.weight"], cfg["normEps"])
-        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # [B,h,T,D]
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        k = k[:, :, None].expand(B, KV, H // KV, T, D).reshape(B, H, T, D)
-        v = v[:, :, None].expand(B, KV, H // KV, T, D).reshape(B, H, T, D)
-        scores = q @ k.transpose(2, 3) / math.sqrt(D) + bias
-        o = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, H * D)
-        x = x + lora_linear(cfg, P, p + ".self_attn.o_proj", o)
-        h = rms_norm(x, P[p + ".post_attention_layernorm.weight"], cfg["normEps"])
-        gate = lora_linear(cfg, P, p + ".mlp.gate_proj", h)
-        up = lora_linear(cfg, P, p + ".mlp.up_proj", h)
-        x = x + lora_linear(cfg, P, p + ".mlp.down_proj", torch.nn.functional.silu(gate) * up)
+        x, _ = decoder_layer(cfg, P, i, x, cos, sin, bias)
     x = rms_norm(x, P["model.norm.weight"], cfg["normEps"])
     head = P["model.embed_tokens.weight"] if cfg["tiedEmbeddings"] else P["lm_head.weight"]
     return x @ head.t()  # [B,T,V]
