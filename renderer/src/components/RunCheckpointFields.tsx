@@ -26,13 +26,27 @@ export function RunSelect({
   );
 }
 
-/** Pick one of a run's checkpoints; the empty value means "the latest". */
-export function CheckpointSelect({ run, value, onChange, testId }: { run: Run; value: string; onChange: (step: string) => void; testId?: string }) {
+/** Pick one of a run's checkpoints; with `latest` (the default) the empty value means "the latest". */
+export function CheckpointSelect({
+  run,
+  value,
+  onChange,
+  testId,
+  label = 'Checkpoint',
+  latest = true,
+}: {
+  run: Run;
+  value: string;
+  onChange: (step: string) => void;
+  testId?: string;
+  label?: string;
+  latest?: boolean;
+}) {
   return (
     <label className="field-inline">
-      <span>Checkpoint</span>
+      <span>{label}</span>
       <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
-        <option value="">latest (step {run.checkpoints.at(-1)?.step ?? '–'})</option>
+        {latest && <option value="">latest (step {run.checkpoints.at(-1)?.step ?? '–'})</option>}
         {run.checkpoints.map((c) => (
           <option key={c.step} value={c.step}>
             step {c.step}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { ErrorNotice } from '../../components/Notice';
+import { CheckpointSelect } from '../../components/RunCheckpointFields';
 
 /** Fork: a new run that starts from one of this run's checkpoints. */
 export function ForkDialog({ run, onDone, onCancel }: { run: Run; onDone: (child: Run) => void; onCancel: () => void }) {
@@ -43,16 +44,7 @@ export function ForkDialog({ run, onDone, onCancel }: { run: Run; onDone: (child
       <h2 id="fork-title">Fork {run.name}</h2>
       <p>The new run starts training from the chosen checkpoint with the same config; this run is left as it is.</p>
       <div className="dialog-body form-rows">
-        <label className="field-inline">
-          <span>From checkpoint</span>
-          <select value={step} onChange={(e) => setStep(Number(e.target.value))}>
-            {run.checkpoints.map((c) => (
-              <option key={c.step} value={c.step}>
-                step {c.step}
-              </option>
-            ))}
-          </select>
-        </label>
+        <CheckpointSelect run={run} label="From checkpoint" latest={false} value={String(step)} onChange={(v) => setStep(Number(v))} />
         <label className="field-inline">
           <span>Name</span>
           <input type="text" value={name} onChange={(e) => setName(e.target.value)} placeholder={`${run.name} ⑂ step ${step}`} />
