@@ -1,37 +1,17 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContractError, RunConfig, type Run } from '../../../../electron/contract';
+import { ContractError, type Run } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
 import { RunsView } from '../../../../renderer/src/views/runs/RunsView';
 import { fakeApi } from '../../fake-api';
+import { makeRun as makeStoredRun } from '../../make-run';
 
 afterEach(cleanup);
 
+/** A run as freshly created on the retail env two minutes ago. */
 function makeRun(id: string, patch: Partial<Run> = {}): Run {
-  const config = RunConfig.parse({ env: 'retail', name: id });
-  return {
-    id,
-    name: id,
-    env: 'retail',
-    algo: config.algo,
-    model: 'preset:tiny',
-    status: 'created',
-    config,
-    currentStep: 0,
-    totalSteps: config.steps,
-    etaMs: null,
-    bestHeldoutSuccess: null,
-    parentRunId: null,
-    parentStep: null,
-    error: null,
-    createdAt: Date.now() - 120_000,
-    updatedAt: Date.now(),
-    startedAt: null,
-    finishedAt: null,
-    checkpoints: [],
-    ...patch,
-  };
+  return makeStoredRun(id, { env: 'retail', status: 'created', createdAt: Date.now() - 120_000, updatedAt: Date.now(), ...patch });
 }
 
 function renderWith(fake: ReturnType<typeof fakeApi>) {
