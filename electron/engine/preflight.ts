@@ -5,9 +5,7 @@ import { plannedSteps, type RunConfig } from '../contract';
 import { envOptions } from './algorithms/env-options';
 import { getEnv } from './envs/registry';
 import { SPLITS } from './envs/types';
-import { listModels } from './models/registry';
 import { loraOf } from './algorithms/lora-config';
-import { SPECIAL_TOKENS, loadTokenizer } from '../../native-models/tokenizer';
 
 const BYTES = 4; // float32 everywhere in training
 
@@ -27,7 +25,7 @@ export function trainingMemoryEstimate(c: ModelConfig, microBatchTokens: number)
 }
 
 /** Model size, memory and tokenizer checks of the run's model: a preset, or an imported one in `modelsDir`. */
-function modelChecks(config: RunConfig, modelsDir: string | undefined): { params: number | null; memoryEstimateBytes: number | null; checks: Check[] } {
+async function modelChecks(config: RunConfig, modelsDir: string | undefined): Promise<{ params: number | null; memoryEstimateBytes: number | null; checks: Check[] }> {
   let model: ModelConfig;
   let tokenizerCheck: Check;
   const lora = loraOf(config);
@@ -38,6 +36,9 @@ function modelChecks(config: RunConfig, modelsDir: string | undefined): { params
     tokenizerCheck = { name: 'tokenizer', ok: true, detail: 'byte-level BPE trained on the environment texts: every byte is covered' };
   } else {
     const name = config.model.imported;
+    // Loaded here, not at the top: the model registry pulls in the model stack (ONNX Runtime
+    // included), which the engine's main thread does not load at start-up.
+    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('./models/registry'), import('../../native-models/tokenizer')]);
     const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
     if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`envace import --hf DIR\`` }] };
     model = lora ? { ...entry.config, lora } : entry.config;
@@ -102,7 +103,7 @@ export async function preflight(config: RunConfig, modelsDir?: string): Promise<
   } catch (error) {
     checks.push({ name: 'environment', ok: false, detail: (error as Error).message });
   }
-  const { params, memoryEstimateBytes, checks: modelResults } = modelChecks(config, modelsDir);
+  const { params, memoryEstimateBytes, checks: modelResults } = await modelChecks(config, modelsDir);
   checks.push(...modelResults);
   // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.
   if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
