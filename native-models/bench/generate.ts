@@ -5,6 +5,7 @@ import { PRESETS, type PresetName } from '../presets';
 import { Generator } from '../runtime/generate';
 import { initParams } from '../transformer/init';
 import { compareGreedy, runTorchGenerate, topTwoMargins } from './torch-generate';
+import { median } from './stats';
 
 export interface GenerateBenchOptions {
   presets?: PresetName[];
@@ -46,8 +47,6 @@ export interface GenerateBenchResult {
   tokensAgree?: boolean;
   agreement?: { comparedSteps: number; matchedSteps: number };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchGenerate(opts: GenerateBenchOptions = {}): Promise<GenerateBenchResult[]> {
   const o = { presets: ['tiny'] as PresetName[], batches: [1, 16], promptLen: 64, newTokens: 64, torch: false, pythonPath: '/usr/bin/python3', agreeSteps: 8, sharedPrompt: false, repeats: 3, ...opts };

@@ -10,6 +10,7 @@ import { PRESETS, type PresetName } from '../presets';
 import { createSession, ort } from '../runtime/session';
 import { Trainer } from '../trainer';
 import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
+import { median } from './stats';
 
 export interface TrainBenchOptions {
   presets?: PresetName[];
@@ -46,8 +47,6 @@ export interface TrainBenchResult {
   /** Our tokens/s over PyTorch's. */
   ratioVsTorch?: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function trainFlopsPerToken(c: ModelConfig, seqLen: number): number {
   const matmulParams = paramSpecs(c)

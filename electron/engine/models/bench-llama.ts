@@ -20,6 +20,7 @@ import {
   trainTokenizer,
 } from '../../../native-models';
 import { exportModel } from './export';
+import { median } from '../../../native-models/bench/stats';
 
 /** Our tokenizer holds 8 special tokens and 256 bytes; the model's vocabulary must fit them. */
 const MIN_VOCAB = 264;
@@ -51,8 +52,6 @@ export interface LlamaBenchResult {
   /** ours / llama.cpp decode tokens/s. */
   ratio: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Decode tokens/s from the time the first token appeared to the time the last one did. */
 const rate = (tokens: number, firstMs: number, lastMs: number) => (tokens - 1) / ((lastMs - firstMs) / 1000);
