@@ -359,7 +359,7 @@ class ResidentCache implements DecodeCache {
   private readonly mask: BigInt64Array;
   private filled: number;
   private readonly rows: number;
-  private readonly batch: number;
+  private readonly kvHeads: number;
   private readonly D: number;
 
   constructor(
@@ -375,7 +375,7 @@ class ResidentCache implements DecodeCache {
     const B = promptMask.length;
     const P0 = promptMask[0].length;
     const KV = c.nKvHeads;
-    [this.rows, this.batch, this.D, this.filled] = [B * KV, B, headDim(c), P0];
+    [this.rows, this.kvHeads, this.D, this.filled] = [B * KV, KV, headDim(c), P0];
     const block = P0 * this.D; // one (row, kv head) of the prefill's present
     for (let i = 0; i < c.nLayers; i++)
       for (const kind of ['key', 'value']) {
@@ -415,8 +415,7 @@ class ResidentCache implements DecodeCache {
 
   /** Row b's first n real positions (fewer if it holds fewer), per layer key then value, each [KV, n, D]. */
   sequence(b: number, n: number): { kv: Float32Array[]; n: number } {
-    const { D, capacity } = this;
-    const KV = this.rows / this.batch;
+    const { D, capacity, kvHeads: KV } = this;
     const real: number[] = [];
     for (let s = 0; s < capacity && real.length < n; s++) if (this.mask[b * capacity + s] === 1n) real.push(s);
     const kv = Object.values(this.slots).map(({ data }) => {
