@@ -6,6 +6,11 @@ import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { Graph } from '../graph/builder';
 import { toOnnxBytes } from '../graph/serialize';
+import { disableOrtTelemetry } from './ort-env';
+
+// ORT reads the switch at its first session, not at import, so setting it here is early enough
+// for sessions made on this thread (the compute worker's are covered by its client).
+disableOrtTelemetry();
 
 export type Provider = 'cpu' | 'cuda' | 'webgpu';
 export type ProviderChoice = Provider | 'auto';

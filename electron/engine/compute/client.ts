@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { disableOrtTelemetry } from '../../../native-models/runtime/ort-env';
 import type { ComputeOp, ComputeOps, ComputeRequest, ComputeResponse } from './protocol';
 
 export class ComputeError extends Error {
@@ -60,6 +61,8 @@ export class ComputeClient {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
+    // The worker's ORT reads the process's real environment, which only this thread can set.
+    disableOrtTelemetry();
     const worker = new Worker(workerUrl());
     worker.on('message', (message: ComputeResponse) => {
       const waiter = this.pending.get(message.id);
