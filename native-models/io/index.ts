@@ -5,6 +5,8 @@ export { bf16ToFloat32, f16ToFloat32, float32ToBf16, float32ToF16 } from './half
 export { MAX_HEADER_BYTES, SafetensorsError, decodeSafetensors, encodeSafetensors, readSafetensors, writeSafetensors } from './safetensors';
 export type { ReadOptions, Safetensors, SafetensorsErrorCode, TensorInput, TensorMap } from './safetensors';
 export { readHfWeights, readShardedSafetensors } from './sharded';
+export { DEFAULT_JSON_BOUNDS, JsonBoundsError, jsonTextDepth, parseBoundedJson, valueBoundsProblem } from './bounded-json';
+export type { JsonBounds } from './bounded-json';
 export { AtomicWriteError, recoverAtomicDir, writeDirAtomic, writeDirAtomicSync } from './atomic';
 export { checkTensorsAgainstSpec, describeProblems } from './tensor-spec';
 export type { SpecProblem, TensorSpec } from './tensor-spec';

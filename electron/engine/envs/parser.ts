@@ -10,6 +10,7 @@
  * can be shown to the model as the observation. Input length, JSON nesting depth and the number
  * of calls are capped so hostile text costs bounded time.
  */
+import { jsonTextDepth } from '../../../native-models/io/bounded-json';
 import type { Action, JsonValue, ToolCall, ToolSpec } from './types';
 import { validateToolArguments } from './schema-validate';
 
@@ -55,25 +56,8 @@ function scanBlocks(text: string): Block[] | string {
   return blocks;
 }
 
-/** Deepest bracket nesting of a JSON text, counting only brackets outside strings. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123 /* [ { */) max = Math.max(max, ++depth);
-    else if (c === 93 || c === 125 /* ] } */) depth--;
-  }
-  return max;
-}
-
 function parseBoundedJson(text: string): { value: unknown } | { error: string } {
-  if (jsonDepth(text) > PARSER_LIMITS.maxDepth) return { error: `JSON nested deeper than ${PARSER_LIMITS.maxDepth} levels` };
+  if (jsonTextDepth(text, PARSER_LIMITS.maxDepth) > PARSER_LIMITS.maxDepth) return { error: `JSON nested deeper than ${PARSER_LIMITS.maxDepth} levels` };
   try {
     return { value: JSON.parse(text) };
   } catch (err) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatAction, jsonDepth, parseAction, PARSER_LIMITS } from '../../../../electron/engine/envs/parser';
+import { formatAction, parseAction, PARSER_LIMITS } from '../../../../electron/engine/envs/parser';
+import { jsonTextDepth as jsonDepth } from '../../../../native-models/io/bounded-json';
 import type { Action, ToolSpec } from '../../../../electron/engine/envs/types';
 
 const tools: ToolSpec[] = [
