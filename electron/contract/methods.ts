@@ -10,7 +10,13 @@ import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsLis
 import { SystemInfo } from './system';
 import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
-const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string) => ({ input, output, doc });
+/**
+ * `writes`: the method changes the data home (store, files, jobs). An engine that opened a home
+ * read-only, because another engine owns it, answers these with `conflict`.
+ */
+export type MethodEffect = 'reads' | 'writes';
+
+const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string, effect: MethodEffect = 'reads') => ({ input, output, doc, effect });
 
 /**
  * The one list of methods. Transports, the preload bridge, the WebSocket server, the
@@ -21,36 +27,36 @@ export const methods = {
   'system.info': method(Empty, SystemInfo, 'Versions, execution providers that load here, data home, CPUs'),
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
-  'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job'),
+  'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job', 'writes'),
   'runs.preflight': method(RunsPreflightInput, RunsPreflightOutput, 'Before starting: config valid, environment reachable, memory estimate, tokenizer coverage'),
-  'runs.start': method(RunIdInput, Run, 'Queue the training job of a created run'),
-  'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)'),
-  'runs.resume': method(RunIdInput, Run, 'Resume an interrupted, failed or cancelled run from its last checkpoint'),
-  'runs.fork': method(RunsForkInput, Run, 'A new run that starts from a checkpoint of another'),
-  'runs.delete': method(RunIdInput, Ok, 'Delete a run that is not running, with its metrics, rollouts and files'),
+  'runs.start': method(RunIdInput, Run, 'Queue the training job of a created run', 'writes'),
+  'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)', 'writes'),
+  'runs.resume': method(RunIdInput, Run, 'Resume an interrupted, failed or cancelled run from its last checkpoint', 'writes'),
+  'runs.fork': method(RunsForkInput, Run, 'A new run that starts from a checkpoint of another', 'writes'),
+  'runs.delete': method(RunIdInput, Ok, 'Delete a run that is not running, with its metrics, rollouts and files', 'writes'),
   'metrics.keys': method(RunIdInput, MetricsKeysOutput, 'The metric keys a run has written'),
   'metrics.query': method(MetricsQueryInput, MetricsQueryOutput, 'Metric series for curves, down-sampled by the engine'),
   'trajectories.list': method(TrajectoriesListInput, TrajectoriesListOutput, 'Rollouts filtered by run, step, task, mode, reward'),
   'trajectories.get': method(TrajectoryGetInput, Rollout, 'One rollout with every turn'),
-  'trajectories.realityCheck': method(RealityCheckInput, RealityCheckOutput, "Replay a rehearsed rollout's actions in the real env; store real beside imagined"),
+  'trajectories.realityCheck': method(RealityCheckInput, RealityCheckOutput, "Replay a rehearsed rollout's actions in the real env; store real beside imagined", 'writes'),
   'memories.list': method(MemoriesListInput, MemoriesListOutput, 'Rehearsal memories, newest first'),
   'memories.get': method(MemoryGetInput, Memory, 'One rehearsal memory'),
-  'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one'),
-  'memories.rehearse': method(MemoriesRehearseInput, MemoriesRehearseOutput, 'Private rehearsals of a task with a trained run (no env calls) and their memory'),
-  'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode)'),
-  'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal'),
+  'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one', 'writes'),
+  'memories.rehearse': method(MemoriesRehearseInput, MemoriesRehearseOutput, 'Private rehearsals of a task with a trained run (no env calls) and their memory', 'writes'),
+  'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode)', 'writes'),
+  'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal', 'writes'),
   'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
   'envs.tasks': method(EnvsTasksInput, EnvsTasksOutput, "An environment's tasks per split (ids and instructions)"),
-  'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)'),
+  'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)', 'writes'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
-  'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder'),
+  'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder', 'writes'),
   'exports.list': method(Empty, ExportsListOutput, 'Exports written so far, newest first'),
-  'exports.create': method(ExportsCreateInput, ExportRecord, "Export a run's checkpoint or an imported model as HF, ONNX, LoRA or GGUF"),
+  'exports.create': method(ExportsCreateInput, ExportRecord, "Export a run's checkpoint or an imported model as HF, ONNX, LoRA or GGUF", 'writes'),
   'jobs.list': method(Empty, JobsListOutput, 'Queued, running and recent jobs'),
-  'jobs.cancel': method(JobIdInput, Ok, 'Cancel a queued or running job'),
+  'jobs.cancel': method(JobIdInput, Ok, 'Cancel a queued or running job', 'writes'),
 } as const;
 
 export type MethodTable = typeof methods;

@@ -23,6 +23,8 @@ export const SystemInfo = z.strictObject({
   }),
   providers: z.array(ProviderStatus),
   dataHome: z.string(),
+  /** One writer per data home: whether this engine owns it, and if not, who does (in words). */
+  dataHomeAccess: z.strictObject({ writable: z.boolean(), owner: z.string().nullable() }),
   cpuCount: z.number().int(),
   totalMemoryBytes: z.number(),
   platform: z.string(),

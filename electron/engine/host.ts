@@ -1,4 +1,4 @@
-import { createDispatcher, type EventName, type Handlers, type Result } from '../contract';
+import { createDispatcher, methods, type EventName, type Handlers, type MethodName, type Result } from '../contract';
 import { ComputeClient } from './compute/client';
 import { EventBus } from './events';
 import { registryCatalog } from './env-catalog';
@@ -12,6 +12,7 @@ import { runsHandlers } from './handlers/runs';
 import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
 import { ensureHome, resolveHome } from './home';
+import { describeOwner, HomeLease } from './home-lease';
 import { JobQueue } from './jobs/queue';
 import { loadMcpServers } from './mcp-servers';
 import type { EngineServices, EnvCatalog, RequestContext } from './services';
@@ -22,6 +23,8 @@ export interface EngineOptions {
   home?: string;
   /** Override the environment catalog (tests). */
   envs?: EnvCatalog;
+  /** What this engine is, in words, for the lock other engines read ("envace serve", "the desktop app"). */
+  label?: string;
   /** Where internal errors (bugs, not bad input) are reported. */
   onInternalError?: (method: string, error: unknown) => void;
 }
@@ -31,19 +34,38 @@ export interface Engine {
   /** Serve one request; never throws. */
   dispatch(method: unknown, input: unknown, ctx: RequestContext): Promise<Result<unknown>>;
   subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
+  /** Whether this engine owns its data home; otherwise it is attached read-only (home-lease.ts). */
+  readonly writable: boolean;
   close(): Promise<void>;
+}
+
+/** "envace train", "envace serve", "the desktop app": what another engine's refusal names. */
+function processLabel(): string {
+  if (process.versions.electron) return 'the EnvACE desktop app';
+  const script = (process.argv[1] ?? 'node').split(/[\\/]/).pop()!.replace(/\.m?[jt]s$/, '');
+  const words = process.argv.slice(2).filter((a) => !a.startsWith('-')).slice(0, 2);
+  return [script, ...words].join(' ');
 }
 
 /** Compose the engine: store, job queue, compute worker, environments, handler table. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const paths = ensureHome(resolveHome(options.home));
-  const store = Store.open(paths.db, loadSnippet);
-  store.runs.markInterrupted();
+  const lease = new HomeLease(paths.home, options.label ?? processLabel());
+  const owner = lease.tryAcquire();
+  // Only the owner migrates and marks runs interrupted: it holds the lease, so the engine that
+  // ran them is gone. A read-only engine must not touch runs another engine is training.
+  const store = Store.open(paths.db, loadSnippet, { migrate: owner });
+  if (owner) store.runs.markInterrupted();
   loadMcpServers(paths);
   const events = new EventBus();
   const jobs = new JobQueue((job) => events.emit('job.update', job));
   const compute = new ComputeClient();
-  const services: EngineServices = { paths, store, jobs, compute, events, envs: options.envs ?? registryCatalog(paths) };
+  const homeAccess = () => {
+    const other = lease.currentOwner();
+    // With the owner gone, the first write takes the home over, so it counts as writable.
+    return { writable: lease.isOwner || other === null, owner: other ? describeOwner(other) : null };
+  };
+  const services: EngineServices = { paths, store, jobs, compute, events, envs: options.envs ?? registryCatalog(paths), homeAccess };
 
   const handlers: Handlers<RequestContext> = {
     ...systemHandlers(services),
@@ -56,21 +78,54 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ...modelsHandlers(services),
     ...jobsHandlers(services),
   };
-  const dispatch = createDispatcher<RequestContext>(handlers, {
+  const dispatchAny = createDispatcher<RequestContext>(handlers, {
     onInternalError: options.onInternalError ?? ((method, error) => console.error(`[engine] ${method}:`, error)),
   });
 
+  /** A read-only engine takes the home over at its first request once the owner has gone. */
   let closed = false;
+  const mayWrite = (): boolean => {
+    if (lease.isOwner) return true;
+    if (closed || !lease.tryAcquire()) return false;
+    store.migrate();
+    store.runs.markInterrupted();
+    return true;
+  };
+  const dispatch: Engine['dispatch'] = async (method, input, ctx) => {
+    const spec = typeof method === 'string' && Object.prototype.hasOwnProperty.call(methods, method) ? methods[method as MethodName] : null;
+    // Every request of a read-only engine checks for a departed owner, so that reads, too, see
+    // its runs as interrupted from the moment it is gone.
+    let writable: boolean;
+    try {
+      writable = mayWrite();
+    } catch (error) {
+      return { ok: false, error: { code: 'internal', message: `could not take over the data home ${paths.home}: ${(error as Error).message}` } };
+    }
+    if (spec?.effect === 'writes' && !writable) {
+      const owner = lease.currentOwner();
+      const holder = owner ? describeOwner(owner) : 'another engine';
+      return {
+        ok: false,
+        error: { code: 'conflict', message: `the data home ${paths.home} is in use by ${holder}; this engine opened it read-only, so ${method} is refused. Use that process (or its web mode), or stop it first.` },
+      };
+    }
+    return dispatchAny(method, input, ctx);
+  };
+
   return {
     services,
     dispatch,
     subscribe: (listener) => events.subscribe(listener),
+    get writable() {
+      return lease.isOwner;
+    },
     async close() {
       if (closed) return;
       closed = true;
       await jobs.shutdown();
       await compute.close();
       store.close();
+      lease.release();
     },
   };
 }

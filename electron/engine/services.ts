@@ -33,6 +33,8 @@ export interface EngineServices {
   compute: ComputeClient;
   events: EventBus;
   envs: EnvCatalog;
+  /** Whether this engine owns the data home, or who does (home-lease.ts). */
+  homeAccess(): { writable: boolean; owner: string | null };
 }
 
 /** Per-request facts from the transport. */

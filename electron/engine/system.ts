@@ -18,7 +18,13 @@ function packageVersion(): string {
  * Facts about this machine and build. Providers are probed in the compute worker, where ORT
  * runs, so the list says what a training job will actually get.
  */
-export async function systemInfo(args: { compute: ComputeClient; db: Db; dataHome: string; transport: SystemInfo['transport'] }): Promise<SystemInfo> {
+export async function systemInfo(args: {
+  compute: ComputeClient;
+  db: Db;
+  dataHome: string;
+  dataHomeAccess: SystemInfo['dataHomeAccess'];
+  transport: SystemInfo['transport'];
+}): Promise<SystemInfo> {
   const [providers, onnxruntime] = await Promise.all([args.compute.call('providers', {}), args.compute.call('ortVersion', {})]);
   const sqlite = args.db.prepare('SELECT sqlite_version()').pluck().get() as string;
   return {
@@ -36,6 +42,7 @@ export async function systemInfo(args: { compute: ComputeClient; db: Db; dataHom
       detail: p.available ? 'loaded' : (p.detail ?? 'not available'),
     })),
     dataHome: args.dataHome,
+    dataHomeAccess: args.dataHomeAccess,
     cpuCount: os.availableParallelism?.() ?? os.cpus().length,
     totalMemoryBytes: os.totalmem(),
     platform: process.platform,

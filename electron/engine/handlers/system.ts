@@ -2,5 +2,5 @@ import { systemInfo } from '../system';
 import type { HandlerGroup } from './types';
 
 export const systemHandlers: HandlerGroup<'system.info'> = (s) => ({
-  'system.info': (_input, ctx) => systemInfo({ compute: s.compute, db: s.store.db, dataHome: s.paths.home, transport: ctx.transport }),
+  'system.info': (_input, ctx) => systemInfo({ compute: s.compute, db: s.store.db, dataHome: s.paths.home, dataHomeAccess: s.homeAccess(), transport: ctx.transport }),
 });

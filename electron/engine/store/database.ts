@@ -16,14 +16,15 @@ export class StoreError extends Error {
  * Open (or create) the workbench database: WAL for concurrent readers while a run writes,
  * foreign keys on, and every pending migration applied, each in its own transaction.
  */
-export function openDatabase(file: string, list: Migration[] = migrations): Db {
+export function openDatabase(file: string, list: Migration[] = migrations, options: { migrate?: boolean } = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  migrate(db, list);
+  // A read-only attach (another engine owns the home) leaves the schema to the owner.
+  if (options.migrate ?? true) migrate(db, list);
   return db;
 }
 

@@ -1,5 +1,6 @@
 import type { ExportFormat } from '../../contract';
-import { openDatabase, type Db } from './database';
+import { migrate, openDatabase, type Db } from './database';
+import { migrations } from './migrations';
 import { EvaluationsRepo } from './evaluations';
 import { ExportsRepo } from './exports';
 import { MemoriesRepo } from './memories';
@@ -36,8 +37,17 @@ export class Store {
     this.evaluations = new EvaluationsRepo(db);
   }
 
-  static open(file: string, exportSnippet?: (format: ExportFormat, outDir: string, files: Array<{ name: string; bytes: number }>) => string): Store {
-    return new Store(openDatabase(file), exportSnippet);
+  static open(
+    file: string,
+    exportSnippet?: (format: ExportFormat, outDir: string, files: Array<{ name: string; bytes: number }>) => string,
+    options: { migrate?: boolean } = {},
+  ): Store {
+    return new Store(openDatabase(file, migrations, options), exportSnippet);
+  }
+
+  /** Apply pending migrations (an engine that takes a home over from a read-only start). */
+  migrate(): void {
+    migrate(this.db, migrations);
   }
 
   /** Everything one training step produced, all or nothing (quality.md "Reliability"). */

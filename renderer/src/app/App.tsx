@@ -10,6 +10,7 @@ import { SystemView } from '../views/system/SystemView';
 import { TrajectoriesView } from '../views/trajectories/TrajectoriesView';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ConnectionBanner } from './ConnectionBanner';
+import { HomeAccessBanner } from './HomeAccessBanner';
 import { type Route } from './routes';
 import { Sidebar } from './Sidebar';
 import { useHashRoute } from './useHashRoute';
@@ -58,6 +59,7 @@ export function App() {
       <Sidebar current={route.view} />
       <div className="content">
         <ConnectionBanner />
+        <HomeAccessBanner />
         <main id="main" ref={main} tabIndex={-1} data-view={route.view}>
           <ErrorBoundary resetKey={`${route.view}?${JSON.stringify(route.params)}`}>{renderView(route)}</ErrorBoundary>
         </main>
