@@ -5,9 +5,10 @@
 // one is deleted. POSIX rename cannot replace a non-empty folder, hence the two-step swap; a crash between
 // its steps leaves a `.ready-` folder that `recoverAtomicDir` (called by readers) moves into place.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { pausePoint } from './pause-point';
 
 export class AtomicWriteError extends Error {
   override name = 'AtomicWriteError';
@@ -74,25 +75,48 @@ export function recoverAtomicDir(dir: string): boolean {
   return existsSync(dir);
 }
 
+/** Folders this thread is writing now (real parent path + name): a sweep must leave their temp siblings alone. */
+const writing = new Set<string>();
+const key = (dir: string) => join(realpathSync(dirname(dir)), basename(dir));
+
+/**
+ * `recoverAtomicDir` for every folder in `parent` that a crashed write left a `.tmp-`, `.ready-` or
+ * `.old-` sibling of, except those this thread is writing now. For folders whose names are never
+ * written again (timestamped exports), where no later write to the same name would clear them.
+ */
+export function recoverAtomicLeftovers(parent: string): void {
+  if (!existsSync(parent)) return;
+  const dirs = new Set<string>();
+  for (const name of readdirSync(parent)) {
+    const match = /^(.+)\.(?:tmp|ready|old)-[0-9a-f]+$/.exec(name);
+    if (match) dirs.add(join(parent, match[1]));
+  }
+  for (const dir of dirs) if (!writing.has(key(dir))) recoverAtomicDir(dir);
+}
+
 function swapIn(dir: string, tmp: string, id: string): void {
+  pausePoint(`atomic-filled:${basename(dir)}`);
   fsyncTree(tmp);
   const ready = `${dir}.ready-${id}`;
   renameSync(tmp, ready);
   const old = `${dir}.old-${id}`;
   const hadOld = existsSync(dir);
   if (hadOld) renameSync(dir, old);
+  pausePoint(`atomic-swapping:${basename(dir)}`);
   renameSync(ready, dir);
   fsyncPath(dirname(dir));
   if (hadOld) rmSync(old, { recursive: true, force: true });
 }
 
-function prepare(dir: string): { tmp: string; id: string } {
+function prepare(dir: string): { tmp: string; id: string; writingKey: string } {
   mkdirSync(dirname(dir), { recursive: true });
   recoverAtomicDir(dir);
   const id = randomBytes(6).toString('hex');
   const tmp = `${dir}.tmp-${id}`;
   mkdirSync(tmp);
-  return { tmp, id };
+  const writingKey = key(dir);
+  writing.add(writingKey);
+  return { tmp, id, writingKey };
 }
 
 function abandon(dir: string, tmp: string, e: unknown): never {
@@ -103,22 +127,26 @@ function abandon(dir: string, tmp: string, e: unknown): never {
 
 /** Create or replace folder `dir` with what `fill` writes into the (empty) temp folder it is given. */
 export function writeDirAtomicSync(dir: string, fill: (tmpDir: string) => void): void {
-  const { tmp, id } = prepare(dir);
+  const { tmp, id, writingKey } = prepare(dir);
   try {
     fill(tmp);
     swapIn(dir, tmp, id);
   } catch (e) {
     abandon(dir, tmp, e);
+  } finally {
+    writing.delete(writingKey);
   }
 }
 
 /** Async form of `writeDirAtomicSync`, for fills that await (exports that stream files). */
 export async function writeDirAtomic(dir: string, fill: (tmpDir: string) => Promise<void> | void): Promise<void> {
-  const { tmp, id } = prepare(dir);
+  const { tmp, id, writingKey } = prepare(dir);
   try {
     await fill(tmp);
     swapIn(dir, tmp, id);
   } catch (e) {
     abandon(dir, tmp, e);
+  } finally {
+    writing.delete(writingKey);
   }
 }
