@@ -1,3 +1,4 @@
+import { pausePoint } from '../../../native-models/io/pause-point';
 import { ContractError } from '../../contract';
 import { computeJob, policySource } from '../compute-jobs';
 import { renderMemory } from '../memory-text';
@@ -28,7 +29,13 @@ export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | '
     const out = await computeJob(s, { kind: 'evaluate', label: `commit ${memory.taskId} with memory v${memory.version} (${input.commit})`, runId: run.id }, () =>
       s.compute.call('commit', { ...source, taskId: memory.taskId, memory: memory.structured, memoryText: memory.text, commit: input.commit, seed: run.config.seed }),
     );
-    const rolloutId = s.store.rollouts.insert({ ...out.rollout, runId: run.id, step, memoryId: memory.id });
+    // One transaction: the rollout row and its turns are separate inserts, and a crash between
+    // them would leave a committed run with missing turns.
+    const rolloutId = s.store.db.transaction(() => {
+      const id = s.store.rollouts.insert({ ...out.rollout, runId: run.id, step, memoryId: memory.id });
+      pausePoint('memory-commit');
+      return id;
+    })();
     return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, fellBackAtTurn: out.fellBackAtTurn, memoryTokens: out.memoryTokens };
   },
   'memories.list': (input) => ({ items: s.store.memories.list(input) }),
