@@ -3,8 +3,10 @@
 // transformers accepts means the same model here. Features our transformer does not implement (RoPE
 // scaling, sliding windows, o_proj / MLP biases, other activations) are refused, not silently dropped.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { JsonBoundsError } from './bounded-json';
+import { FileBoundsError, type FileBoundsKind, readBoundedJsonFile } from './bounded-file';
 
 export const SUPPORTED_ARCHITECTURES = ['LlamaForCausalLM', 'Qwen2ForCausalLM', 'Qwen3ForCausalLM'] as const;
 export type HfArchitecture = (typeof SUPPORTED_ARCHITECTURES)[number];
@@ -33,7 +35,7 @@ export interface HfModelShape {
   headDim: number;
 }
 
-export type HfConfigErrorCode = 'NOT_JSON' | 'MISSING_FILE' | 'UNKNOWN_ARCHITECTURE' | 'MISSING_KEY' | 'BAD_VALUE' | 'UNSUPPORTED';
+export type HfConfigErrorCode = 'NOT_JSON' | 'MISSING_FILE' | 'UNREADABLE' | 'TOO_LARGE' | 'UNKNOWN_ARCHITECTURE' | 'MISSING_KEY' | 'BAD_VALUE' | 'UNSUPPORTED';
 
 export class HfConfigError extends Error {
   override name = 'HfConfigError';
@@ -47,12 +49,35 @@ export class HfConfigError extends Error {
 
 type Json = Record<string, unknown>;
 
+/** config.json files are a few KB; anything near this is not one. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_DEPTH = 16;
+
+/**
+ * Largest size accepted for each config key: a few times the largest released Llama / Qwen model
+ * (405B: 126 layers, width 16384, MLP 53248; vocabularies up to 262144; contexts up to 10M). Beyond
+ * these a config describes no model this runtime could hold, and building its tensor list alone
+ * would exhaust memory (1e6 layers took minutes and 4.5 GB before failing).
+ */
+export const HF_CONFIG_MAXIMA: Readonly<Record<string, number>> = {
+  vocab_size: 1 << 20,
+  hidden_size: 1 << 16,
+  intermediate_size: 1 << 18,
+  num_hidden_layers: 1024,
+  num_attention_heads: 1024,
+  num_key_value_heads: 1024,
+  head_dim: 1024,
+  max_position_embeddings: 1 << 24,
+};
+
 function positiveInt(cfg: Json, key: string, fallback?: number): number {
   const v = cfg[key] ?? fallback;
   if (v === undefined) throw new HfConfigError('MISSING_KEY', `config.json has no "${key}"`);
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
     throw new HfConfigError('BAD_VALUE', `config.json "${key}" must be a positive integer, got ${JSON.stringify(v)}`);
   }
+  const max = HF_CONFIG_MAXIMA[key];
+  if (max !== undefined && v > max) throw new HfConfigError('BAD_VALUE', `config.json "${key}" is ${v}, over the maximum of ${max}`);
   return v;
 }
 
@@ -142,15 +167,18 @@ export function parseHfConfig(cfg: unknown): HfModelShape {
   };
 }
 
-/** Read and parse `<dir>/config.json`. */
+const FILE_ERROR_CODES: Record<FileBoundsKind, HfConfigErrorCode> = { missing: 'MISSING_FILE', too_large: 'TOO_LARGE', not_file: 'UNREADABLE', unreadable: 'UNREADABLE' };
+
+/** Read and parse `<dir>/config.json`, bounded in size and nesting before parsing. */
 export function readHfConfig(dir: string): HfModelShape {
   const path = join(dir, 'config.json');
-  if (!existsSync(path)) throw new HfConfigError('MISSING_FILE', `${path} does not exist`);
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    json = readBoundedJsonFile(path, { maxBytes: MAX_CONFIG_BYTES, maxDepth: MAX_CONFIG_DEPTH }, path);
   } catch (e) {
-    throw new HfConfigError('NOT_JSON', `${path} is not valid JSON (${(e as Error).message})`);
+    if (e instanceof FileBoundsError) throw new HfConfigError(FILE_ERROR_CODES[e.kind], e.message);
+    if (e instanceof JsonBoundsError) throw new HfConfigError(e.kind === 'malformed' ? 'NOT_JSON' : 'TOO_LARGE', e.message);
+    throw e;
   }
   return parseHfConfig(json);
 }

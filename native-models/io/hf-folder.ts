@@ -1,15 +1,15 @@
 // Hugging Face model folders in and out: import (config.json + safetensors + tokenizer, validated against
 // each other before use) and export (the same files, written atomically), plus PEFT LoRA adapters.
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDirAtomicSync } from './atomic';
 import type { HostTensor } from './dtype';
 import { float32ToBf16, float32ToF16 } from './half';
 import { type GenerationDefaults, HfConfigError, type HfModelShape, readHfConfig, writeHfConfig } from './hf-config';
-import { type LoraTarget, checkHfWeights, expectedLoraTensors } from './hf-tensors';
+import { type LoraTarget, checkHfWeights, expectedLoraTensors, hfParameterCount } from './hf-tensors';
 import { type TensorMap, writeSafetensors } from './safetensors';
-import { readHfWeights } from './sharded';
+import { hfWeightFiles, readHfWeights } from './sharded';
 import { checkTensorsAgainstSpec, describeProblems } from './tensor-spec';
 
 export interface HfModel {
@@ -18,9 +18,32 @@ export interface HfModel {
   weights: TensorMap;
 }
 
+/** Fewest bytes a parameter takes in a checkpoint this module imports (F16 / BF16). */
+const MIN_BYTES_PER_PARAM = 2;
+
+/**
+ * The config's parameter count against the bytes of the weight files, before any weight is read or
+ * the config's tensor list built: a config that claims more than the files can hold is refused at once.
+ */
+function checkConfigAgainstFiles(dir: string, shape: HfModelShape): void {
+  const files = hfWeightFiles(dir);
+  // A missing shard is reported by the read, which names it.
+  if (!files.every((f) => existsSync(f))) return;
+  const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+  const params = hfParameterCount(shape);
+  if (params * MIN_BYTES_PER_PARAM > bytes) {
+    throw new HfConfigError(
+      'BAD_VALUE',
+      `${dir}: config.json describes ${params} parameters (num_hidden_layers ${shape.nLayers}, hidden_size ${shape.dModel}, intermediate_size ${shape.dFf}, vocab_size ${shape.vocabSize}), ` +
+        `at least ${params * MIN_BYTES_PER_PARAM} bytes, but the weight files hold ${bytes}`,
+    );
+  }
+}
+
 /** Read and cross-check a model folder: the weights must be exactly what config.json describes. */
 export function importHfModel(dir: string): HfModel {
   const shape = readHfConfig(dir);
+  checkConfigAgainstFiles(dir, shape);
   const { tensors } = readHfWeights(dir, { halfToFloat32: true });
   const problems = checkHfWeights(tensors, shape);
   if (problems.length > 0) throw new HfConfigError('BAD_VALUE', `${dir}: weights do not match config.json: ${describeProblems(problems)}`);

@@ -50,9 +50,18 @@ export function expectedHfTensors(s: HfModelShape): TensorSpec[] {
   return out;
 }
 
-/** Parameter count of a model of this shape (tied embeddings counted once). */
+/**
+ * Parameter count of a model of this shape (tied embeddings counted once), by arithmetic rather than
+ * from the tensor list: it is the check that runs before a config's tensor list may be built.
+ */
 export function hfParameterCount(s: HfModelShape): number {
-  return expectedHfTensors(s).reduce((n, t) => n + t.shape.reduce((a, b) => a * b, 1), 0);
+  const proj = projectionShapes(s);
+  let perLayer = 2 * s.dModel; // the two RMSNorms
+  for (const t of LORA_TARGETS) perLayer += proj[t].out * proj[t].in;
+  if (s.qkvBias) perLayer += proj.q_proj.out + proj.k_proj.out + proj.v_proj.out;
+  if (s.qkNorm) perLayer += 2 * s.headDim;
+  const embeddings = s.vocabSize * s.dModel * (s.tiedEmbeddings ? 1 : 2);
+  return embeddings + s.nLayers * perLayer + s.dModel;
 }
 
 /**

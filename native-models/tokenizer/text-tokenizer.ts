@@ -1,9 +1,10 @@
 // One tokenizer type for every model: a Hugging Face tokenizer.json run by @huggingface/tokenizers, plus
 // the bits of tokenizer_config.json the engine needs (special-token roles, chat template).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { FileBoundsError, readBoundedText } from '../io/bounded-file';
 import { type BpeModel, type BpeTrainOptions, trainBpe } from './bpe-trainer';
 import { type ChatMessage, type ChatRenderOptions, ENVACE_CHAT_TEMPLATE, renderChatTemplate } from './chat-template';
 import {
@@ -13,6 +14,7 @@ import {
   bpeTokenizerConfig,
   bpeTokenizerJson,
   readTokenizerFiles,
+  validateTokenizerConfig,
   validateTokenizerJson,
   writeTokenizerFiles,
 } from './tokenizer-files';
@@ -197,14 +199,24 @@ export function trainTokenizer(corpus: Iterable<string>, opts: BpeTrainOptions &
 /** Build from already-parsed JSON objects (validated the same way as files). */
 export function tokenizerFromJson(json: unknown, config: TokenizerConfigJson = {}): TextTokenizer {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new TokenizerError('INVALID_TOKENIZER', 'tokenizer.json is not a JSON object');
-  return new TextTokenizer(validateTokenizerJson(json as Record<string, unknown>), config);
+  const tokenizer = validateTokenizerJson(json as Record<string, unknown>);
+  return new TextTokenizer(tokenizer, validateTokenizerConfig(config, tokenizer));
 }
+
+/** Chat templates are a few KB of Jinja; a larger file is not one. */
+const MAX_CHAT_TEMPLATE_BYTES = 1024 * 1024;
 
 /** Load any Hugging Face tokenizer folder: tokenizer.json, tokenizer_config.json, chat_template.jinja. */
 export function loadTokenizer(dir: string): TextTokenizer {
   const { tokenizer, config } = readTokenizerFiles(dir);
   const templatePath = join(dir, CHAT_TEMPLATE_FILE);
   // Newer transformers save the template as its own file; it takes precedence, as it does there.
-  const template = existsSync(templatePath) ? readFileSync(templatePath, 'utf8') : undefined;
+  let template: string | undefined;
+  try {
+    template = existsSync(templatePath) ? readBoundedText(templatePath, MAX_CHAT_TEMPLATE_BYTES) : undefined;
+  } catch (e) {
+    if (e instanceof FileBoundsError) throw new TokenizerError(e.kind === 'too_large' ? 'TOO_LARGE' : 'UNREADABLE', e.message);
+    throw e;
+  }
   return new TextTokenizer(tokenizer, config, template);
 }
