@@ -1,14 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContractError, EnvsAddMcpInput } from '../contract';
+import { readBoundedJsonFile } from '../../native-models/io/bounded-file';
 import { mcpRegistration } from './envs/mcp/env';
+import { MAX_TASK_FILE_CHARS } from './envs/mcp/taskfile';
 import { getEnv, isBuiltinEnv, registerEnv, unregisterEnv } from './envs/registry';
 import type { HomePaths } from './home';
+import { UserPathError, checkUserFile } from './user-paths';
 
 /** The user's MCP environments live in one JSON file in the data home, re-registered at start. */
 export function mcpServersFile(paths: HomePaths): string {
   return path.join(paths.home, 'mcp-servers.json');
 }
+
+/** A list of server entries: a few KB each, a few levels deep. */
+const SERVERS_FILE_BOUNDS = { maxBytes: 8 * 1024 * 1024, maxDepth: 16 };
 
 function register(entry: EnvsAddMcpInput): void {
   const server = 'command' in entry.server ? { transport: 'stdio' as const, command: entry.server.command, args: entry.server.args } : { transport: 'http' as const, url: entry.server.url };
@@ -18,13 +24,21 @@ function register(entry: EnvsAddMcpInput): void {
 function readAll(paths: HomePaths): EnvsAddMcpInput[] {
   const file = mcpServersFile(paths);
   if (!fs.existsSync(file)) return [];
-  const parsed = EnvsAddMcpInput.array().safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  // Bounded: the file is the user's to edit, and a broken one must not take the engine down at start.
+  const parsed = EnvsAddMcpInput.array().safeParse(readBoundedJsonFile(file, SERVERS_FILE_BOUNDS));
   return parsed.success ? parsed.data : [];
 }
 
 /** Register every saved server (at engine start). A broken entry is skipped, not fatal. */
 export function loadMcpServers(paths: HomePaths): string[] {
-  const entries = readAll(paths).filter((e) => !isBuiltinEnv(e.id));
+  let saved: EnvsAddMcpInput[];
+  try {
+    saved = readAll(paths);
+  } catch {
+    // Unreadable or malformed: no saved servers, as for entries that fail the schema (addMcpServer reports it).
+    return [];
+  }
+  const entries = saved.filter((e) => !isBuiltinEnv(e.id));
   entries.forEach(register);
   return entries.map((e) => e.id);
 }
@@ -37,7 +51,12 @@ export async function addMcpServer(paths: HomePaths, entry: EnvsAddMcpInput): Pr
   if (isBuiltinEnv(entry.id)) throw new ContractError('conflict', `"${entry.id}" is a built-in environment; pick another id`);
   const existing = readAll(paths);
   if (existing.some((e) => e.id === entry.id)) throw new ContractError('conflict', `an MCP environment "${entry.id}" already exists`);
-  if (!fs.existsSync(entry.taskFile)) throw new ContractError('invalid_input', `task file ${entry.taskFile} does not exist`);
+  try {
+    checkUserFile(entry.taskFile, { what: 'the task file', maxBytes: MAX_TASK_FILE_CHARS });
+  } catch (error) {
+    if (error instanceof UserPathError) throw new ContractError('invalid_input', error.message);
+    throw error;
+  }
   register(entry);
   try {
     await getEnv(entry.id);

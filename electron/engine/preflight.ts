@@ -6,6 +6,8 @@ import { envOptions } from './algorithms/env-options';
 import { getEnv } from './envs/registry';
 import { SPLITS } from './envs/types';
 import { loraOf } from './algorithms/lora-config';
+import { checkDemonstrationsFile } from './algorithms/demos';
+import { UserPathError } from './user-paths';
 
 const BYTES = 4; // float32 everywhere in training
 
@@ -71,7 +73,30 @@ interface Check {
   detail: string;
 }
 
-export async function preflight(config: RunConfig, modelsDir?: string): Promise<{
+/**
+ * Files a run config names that the request may not use, as contract issues: outside `roots` (a
+ * request from the workbench window), missing, not a regular file (a FIFO would hang the job, a
+ * device read without end) or over the size limit. For runs.create and runs.preflight.
+ */
+export function runConfigFileProblems(config: RunConfig, roots?: readonly string[]): Array<{ path: string; message: string }> {
+  const file = config.sft.demonstrationsFile;
+  // The file is read whenever it is the demonstrations source: for SFT, and for a fresh tokenizer's corpus.
+  if (config.sft.demonstrations !== 'file' || file === undefined) return [];
+  try {
+    checkDemonstrationsFile(file, roots);
+    return [];
+  } catch (error) {
+    if (error instanceof UserPathError) return [{ path: 'config.sft.demonstrationsFile', message: error.message }];
+    throw error;
+  }
+}
+
+export interface PreflightOptions {
+  /** Folders the config's files must be inside (a request from the workbench window); undefined: anywhere. */
+  roots?: readonly string[];
+}
+
+export async function preflight(config: RunConfig, modelsDir?: string, options: PreflightOptions = {}): Promise<{
   ok: boolean;
   checks: Array<{ name: string; ok: boolean; detail: string }>;
   params: number | null;
@@ -93,7 +118,10 @@ export async function preflight(config: RunConfig, modelsDir?: string): Promise<
         : `${env.id} has no training tasks`,
     });
     const needsDemos = config.algo === 'sft' || config.algo === 'sft+envace' || config.sft.steps > 0;
-    if (needsDemos && config.sft.demonstrations === 'expert') {
+    if (config.sft.demonstrations === 'file') {
+      const problem = config.sft.demonstrationsFile === undefined ? "sft.demonstrations is 'file' but sft.demonstrationsFile is not set" : runConfigFileProblems(config, options.roots)[0]?.message;
+      checks.push({ name: 'demonstrations', ok: problem === undefined, detail: problem ?? `sft.demonstrationsFile ${config.sft.demonstrationsFile} is a readable file` });
+    } else if (needsDemos) {
       checks.push({
         name: 'demonstrations',
         ok: env.expert !== undefined,

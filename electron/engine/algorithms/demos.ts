@@ -3,10 +3,11 @@
  * real environment (actions in the shared text grammar), or a user's JSONL file of trajectories —
  * laid out as token segments in the same layout the policy generates in.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { JSONL_LINE_BOUNDS, parseJsonLines } from '../envs/jsonl';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Task, ToolEnv } from '../envs/types';
+import { UserPathError, checkUserFile, readUserText } from '../user-paths';
 import { AlgorithmError } from './errors';
 import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
 
@@ -104,45 +105,53 @@ const DemoLine = z.strictObject({
   steps: z.array(z.strictObject({ action: z.string().min(1), observation: z.string().nullable().default(null) })).min(1),
 });
 
-/** Reads a JSONL file of demonstrations; a bad line is an error naming the line and the problem. */
+/** Demonstration files are read whole into memory; a few thousand trajectories fit well below this. */
+export const MAX_DEMONSTRATIONS_BYTES = 64 * 1024 * 1024;
+const DEMOS_FILE = 'sft.demonstrationsFile';
+
+/**
+ * The demonstrations file a run names, confined to `roots` (undefined: anywhere, for the command line)
+ * and checked as a regular file under the size limit, without reading it. Returns the resolved path.
+ */
+export function checkDemonstrationsFile(file: string, roots?: readonly string[]): string {
+  return checkUserFile(file, { what: DEMOS_FILE, roots, maxBytes: MAX_DEMONSTRATIONS_BYTES });
+}
+
+/** Reads a JSONL file of demonstrations; a bad line is an error naming the line and the problem, never quoting it. */
 export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: ToolSchemaMode): DemoTranscript[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserText(path, { what: DEMOS_FILE, maxBytes: MAX_DEMONSTRATIONS_BYTES }).text;
   } catch (e) {
-    throw new AlgorithmError(`cannot read demonstrations file ${path}: ${(e as Error).message}`);
+    if (e instanceof UserPathError) throw new AlgorithmError(`cannot read the demonstrations: ${e.message}`);
+    throw e;
   }
   const out: DemoTranscript[] = [];
-  text.split('\n').forEach((raw, i) => {
-    if (!raw.trim()) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (e) {
-      throw new AlgorithmError(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
-    }
-    const r = DemoLine.safeParse(json);
+  for (const entry of parseJsonLines(text, JSONL_LINE_BOUNDS, 'not JSON')) {
+    const at = `${DEMOS_FILE} ${path}:${entry.line}`;
+    if (entry.problem !== undefined) throw new AlgorithmError(`${at}: ${entry.problem}`);
+    const r = DemoLine.safeParse(entry.value);
     if (!r.success)
-      throw new AlgorithmError(`${path}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
+      throw new AlgorithmError(`${at}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
     const line = r.data;
     let task: Task | undefined;
     if (line.taskId !== undefined) {
       try {
         task = env.task(line.taskId);
       } catch {
-        throw new AlgorithmError(`${path}:${i + 1}: environment '${env.id}' has no task '${line.taskId}'`);
+        throw new AlgorithmError(`${at}: environment '${env.id}' has no task '${line.taskId}'`);
       }
     }
     const instruction = line.instruction ?? task?.instruction;
-    if (!instruction) throw new AlgorithmError(`${path}:${i + 1}: give a taskId or an instruction`);
+    if (!instruction) throw new AlgorithmError(`${at}: give a taskId or an instruction`);
     out.push({
-      taskId: task?.id ?? `file:${i + 1}`,
+      taskId: task?.id ?? `file:${entry.line}`,
       instruction,
       system: systemText(env.description, task?.tools ?? env.tools(), toolSchemas),
       initialObservation: line.initialObservation,
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
     });
-  });
+  }
   if (!out.length) throw new AlgorithmError(`demonstrations file ${path} has no demonstrations`);
   return out;
 }

@@ -8,8 +8,9 @@ import type { ExportOptions, ModelEntry } from '../models';
 type ModelsModule = typeof import('../models');
 let modelsModule: Promise<ModelsModule> | undefined;
 const models = () => (modelsModule ??= import('../models'));
-import type { EngineServices, RequestContext } from '../services';
+import type { RequestContext } from '../services';
 import { checkpointDir } from '../training';
+import { UserPathError, confineUserPath, rootsForTransport } from '../user-paths';
 import type { HandlerGroup } from './types';
 
 const summary = (e: ModelEntry): ModelSummary => ({
@@ -40,14 +41,14 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
   }
 }
 
-/** Paths from a GUI transport must stay inside the data home; the CLI (in-process) may go anywhere. */
-function confine(s: EngineServices, ctx: RequestContext, target: string, root: string, what: string): string {
-  const resolved = path.resolve(target);
-  if (ctx.transport === 'in-process') return resolved;
-  if (resolved !== root && !resolved.startsWith(root + path.sep)) {
-    throw new ContractError('invalid_input', `${what} must be inside ${root} when chosen from the workbench window`);
+/** Paths from a GUI transport must stay inside `root` (symlinks followed); the CLI (in-process) may go anywhere. */
+function confine(ctx: RequestContext, target: string, root: string, what: string): string {
+  try {
+    return confineUserPath(target, { what, roots: rootsForTransport(ctx.transport, root) });
+  } catch (error) {
+    if (error instanceof UserPathError) throw new ContractError('invalid_input', error.message);
+    throw error;
   }
-  return resolved;
 }
 
 function asContractError(m: ModelsModule, error: unknown): never {
@@ -61,7 +62,7 @@ function asContractError(m: ModelsModule, error: unknown): never {
 export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exports.list' | 'exports.create'> = (s) => ({
   'models.list': async () => ({ items: (await models()).listModels(s.paths.models).map(summary) }),
   'models.import': async ({ hfDir, name }, ctx) => {
-    const source = confine(s, ctx, hfDir, s.paths.home, 'the model folder');
+    const source = confine(ctx, hfDir, s.paths.home, 'the model folder');
     const m = await models();
     return summary(await m.importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch((e) => asContractError(m, e)));
   },
@@ -108,7 +109,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       label = source.model;
     }
     const defaultDir = path.join(s.paths.exports, `${label}-${format}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-    const target = outDir ? confine(s, ctx, outDir, s.paths.exports, 'the export folder') : defaultDir;
+    const target = outDir ? confine(ctx, outDir, s.paths.exports, 'the export folder') : defaultDir;
     const result = await m
       .exportModel({
         ...model,

@@ -2,13 +2,12 @@
  * `McpToolEnv`: any MCP server plus a JSONL task file becomes a ToolEnv. The tool list comes
  * from the server; one connection serves every episode and is restarted when it has died.
  */
-import { readFile } from 'node:fs/promises';
 import { replayExpert } from '../household/expert';
 import type { EnvRegistration } from '../registry';
 import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from './connection';
 import { McpEpisode } from './episode';
-import { checkTasksAgainstTools, parseTaskFile } from './taskfile';
+import { checkTasksAgainstTools, readTaskFile } from './taskfile';
 
 export interface McpEnvOptions {
   id: string;
@@ -55,8 +54,7 @@ export class McpToolEnv implements ToolEnv {
 
   /** Same as create, with the tasks read from a JSONL task file. */
   static async fromTaskFile(opts: Omit<McpEnvOptions, 'tasks'> & { taskFile: string }): Promise<McpToolEnv> {
-    const text = await readFile(opts.taskFile, 'utf8');
-    return McpToolEnv.create({ ...opts, tasks: parseTaskFile(text, opts.id, opts.taskFile), taskSource: opts.taskFile });
+    return McpToolEnv.create({ ...opts, tasks: readTaskFile(opts.taskFile, opts.id), taskSource: opts.taskFile });
   }
 
   tools(): ToolSpec[] {

@@ -4,6 +4,8 @@
  * every problem is reported with its line number before anything runs.
  */
 import { z } from 'zod';
+import { UserPathError, readUserText } from '../../user-paths';
+import { parseJsonLines } from '../jsonl';
 import { validateToolArguments } from '../schema-validate';
 import type { Task, ToolSpec } from '../types';
 
@@ -60,8 +62,20 @@ export class TaskFileError extends Error {
   }
 }
 
-/** Largest task file accepted, so a wrong path to a huge file fails fast. */
+/** Largest task file accepted (characters of text, and bytes on disk), so a wrong path to a huge file fails fast. */
 export const MAX_TASK_FILE_CHARS = 20_000_000;
+
+/** Read and parse a task file the user named: a regular file within the size limit, then parseTaskFile. */
+export function readTaskFile(file: string, envId: string): Task[] {
+  let text: string;
+  try {
+    text = readUserText(file, { what: 'the task file', maxBytes: MAX_TASK_FILE_CHARS }).text;
+  } catch (error) {
+    if (error instanceof UserPathError) throw new TaskFileError(file, [{ line: 0, message: error.message }]);
+    throw error;
+  }
+  return parseTaskFile(text, envId, file);
+}
 
 /** Parse JSONL text into tasks for environment `envId`; blank lines are skipped. */
 export function parseTaskFile(text: string, envId: string, source = '<tasks>'): Task[] {
@@ -71,29 +85,25 @@ export function parseTaskFile(text: string, envId: string, source = '<tasks>'): 
   const problems: TaskFileProblem[] = [];
   const tasks: Task[] = [];
   const seen = new Map<string, number>();
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      problems.push({ line, message: `not valid JSON (${err instanceof Error ? err.message : String(err)})` });
-      return;
+  for (const entry of parseJsonLines(text)) {
+    const { line } = entry;
+    if (entry.problem !== undefined) {
+      problems.push({ line, message: entry.problem });
+      continue;
     }
-    const parsed = TASK_LINE_SCHEMA.safeParse(value);
+    const parsed = TASK_LINE_SCHEMA.safeParse(entry.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
         problems.push({ line, message: `${where}${issue.message}` });
       }
-      return;
+      continue;
     }
     const t = parsed.data;
     const first = seen.get(t.id);
     if (first !== undefined) {
       problems.push({ line, message: `duplicate task id "${t.id}" (first on line ${first})` });
-      return;
+      continue;
     }
     seen.set(t.id, line);
     tasks.push({
@@ -106,7 +116,7 @@ export function parseTaskFile(text: string, envId: string, source = '<tasks>'): 
       maxTurns: t.maxTurns,
       meta: { line },
     });
-  });
+  }
   if (problems.length > 0) throw new TaskFileError(source, problems);
   if (tasks.length === 0) throw new TaskFileError(source, [{ line: 0, message: 'no tasks in the file' }]);
   return tasks;
