@@ -96,7 +96,7 @@ function flag(cfg: Json, key: string, fallback: boolean): boolean {
 }
 
 function refuse(arch: HfArchitecture, what: string): never {
-  throw new HfConfigError('UNSUPPORTED', `${arch} with ${what} is not supported by this runtime`);
+  throw new HfConfigError('UNSUPPORTED', `config.json: ${arch} with ${what} is not supported by this runtime`);
 }
 
 function architectureOf(cfg: Json): HfArchitecture {
@@ -107,7 +107,7 @@ function architectureOf(cfg: Json): HfArchitecture {
   }
   const arch = list[0];
   if (!(SUPPORTED_ARCHITECTURES as readonly string[]).includes(arch)) {
-    throw new HfConfigError('UNKNOWN_ARCHITECTURE', `architecture "${arch}" is not one of ${SUPPORTED_ARCHITECTURES.join(', ')}`);
+    throw new HfConfigError('UNKNOWN_ARCHITECTURE', `config.json "architectures": architecture "${arch}" is not one of ${SUPPORTED_ARCHITECTURES.join(', ')}`);
   }
   return arch as HfArchitecture;
 }
@@ -144,11 +144,11 @@ export function parseHfConfig(cfg: unknown): HfModelShape {
   const nHeads = positiveInt(c, 'num_attention_heads');
   const nKvHeads = positiveInt(c, 'num_key_value_heads', nHeads);
   if (nHeads % nKvHeads !== 0) {
-    throw new HfConfigError('BAD_VALUE', `num_attention_heads (${nHeads}) is not a multiple of num_key_value_heads (${nKvHeads})`);
+    throw new HfConfigError('BAD_VALUE', `config.json: num_attention_heads (${nHeads}) is not a multiple of num_key_value_heads (${nKvHeads})`);
   }
   const derivedHeadDim = DEFAULT_HEAD_DIM[arch] ?? dModel / nHeads;
   if ((c.head_dim ?? undefined) === undefined && !Number.isInteger(derivedHeadDim)) {
-    throw new HfConfigError('BAD_VALUE', `hidden_size (${dModel}) is not divisible by num_attention_heads (${nHeads}) and no head_dim is given`);
+    throw new HfConfigError('BAD_VALUE', `config.json: hidden_size (${dModel}) is not divisible by num_attention_heads (${nHeads}) and no head_dim is given`);
   }
   return {
     vocabSize: positiveInt(c, 'vocab_size'),

@@ -50,7 +50,7 @@ export function importHfModel(dir: string): HfModel {
   if (shape.tiedEmbeddings) tensors.delete('lm_head.weight');
   for (const name of [...tensors.keys()]) if (name.endsWith('.rotary_emb.inv_freq')) tensors.delete(name);
   for (const [name, t] of tensors) {
-    if (t.dtype !== 'F32') throw new HfConfigError('UNSUPPORTED', `${dir}: tensor "${name}" is ${t.dtype}; only float checkpoints are supported`);
+    if (t.dtype !== 'F32') throw new HfConfigError('UNSUPPORTED', `${dir}: safetensors tensor "${name}" is ${t.dtype}; only float checkpoints are supported`);
   }
   return { shape, weights: tensors };
 }

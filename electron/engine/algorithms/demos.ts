@@ -152,7 +152,7 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
     });
   }
-  if (!out.length) throw new AlgorithmError(`demonstrations file ${path} has no demonstrations`);
+  if (!out.length) throw new AlgorithmError(`${DEMOS_FILE} ${path} has no demonstrations`);
   return out;
 }
 

@@ -17,10 +17,11 @@ import {
   countParams,
   importHfModel,
   loadTokenizer,
+  readHfConfig,
   recoverAtomicDir,
   writeDirAtomic,
 } from '../../../native-models';
-import { configFromHfShape, paramsFromHfWeights } from './convert';
+import { ModelConvertError, configFromHfShape, paramsFromHfWeights } from './convert';
 import { isAtomicLeftover, modelNameProblem } from './names';
 
 export const MANIFEST_FILE = 'envace-model.json';
@@ -130,16 +131,29 @@ function filesToCopy(hfDir: string, maxBytes: number): string[] {
   return names;
 }
 
-/** Model, tokenizer and config of a folder, cross-checked; throws ModelRegistryError('INVALID') naming the problem. */
-function validateFolder(dir: string, label: string): { shape: HfModelShape; config: ModelConfig; weights: Params; tokenizer: TextTokenizer } {
+/** Retell a conversion problem as one in `file`, so every import error names the file at fault. */
+function inFile<T>(file: string, run: () => T): T {
   try {
-    const model = importHfModel(dir);
-    const config = configFromHfShape(model.shape);
-    const weights = paramsFromHfWeights(config, model.weights);
+    return run();
+  } catch (e) {
+    if (e instanceof ModelConvertError) throw new ModelConvertError(`${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Model, tokenizer and config of a folder, cross-checked, cheapest first: config.json, then the tokenizer
+ * against its vocab_size, then the weights. Throws ModelRegistryError('INVALID') naming the problem.
+ */
+export function validateModelFolder(dir: string, label = dir): { shape: HfModelShape; config: ModelConfig; weights: Params; tokenizer: TextTokenizer } {
+  try {
+    const config = inFile('config.json', () => configFromHfShape(readHfConfig(dir)));
     const tokenizer = loadTokenizer(dir);
     if (tokenizer.vocabSize > config.vocabSize) {
-      throw new Error(`the tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabulary is ${config.vocabSize}`);
+      throw new Error(`the tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabulary is ${config.vocabSize} (tokenizer.json ids against config.json "vocab_size")`);
     }
+    const model = importHfModel(dir);
+    const weights = inFile('model.safetensors', () => paramsFromHfWeights(config, model.weights));
     return { shape: model.shape, config, weights, tokenizer };
   } catch (e) {
     // Problems are found in the import's temp copy; name the user's folder instead.
@@ -172,7 +186,7 @@ export async function importModel(opts: ImportModelOptions): Promise<ModelEntry>
   try {
     await writeDirAtomic(dest, async (tmp) => {
       for (const f of files) await copyFile(join(hfDir, f), join(tmp, f));
-      const { shape, config } = validateFolder(tmp, hfDir);
+      const { shape, config } = validateModelFolder(tmp, hfDir);
       const manifest: Manifest = {
         version: 1,
         name,
@@ -221,7 +235,7 @@ export function loadModel(modelsDir: string, name: string): LoadedModel {
   const dir = join(resolve(modelsDir), checkName(name));
   recoverAtomicDir(dir);
   if (!existsSync(dir)) throw new ModelRegistryError('NOT_FOUND', `no model named "${name}" in ${resolve(modelsDir)}`);
-  const m = validateFolder(dir, dir);
+  const m = validateModelFolder(dir, dir);
   return { name, path: dir, ...m };
 }
 
