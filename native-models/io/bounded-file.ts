@@ -5,7 +5,7 @@
 // the check and the read.
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { type JsonBounds, parseBoundedJson } from './bounded-json';
+import { type JsonBounds, JsonBoundsError, parseBoundedJson } from './bounded-json';
 
 export type FileBoundsKind = 'missing' | 'not_file' | 'too_large' | 'unreadable';
 
@@ -77,11 +77,26 @@ export function readBoundedText(path: string, maxBytes: number, what = path): st
 }
 
 /**
+ * `label`, with where JSON text stopped parsing when the error says, but never the text itself: V8's
+ * SyntaxError quotes the input, and a file that is not what the user meant (a link to /etc/passwd)
+ * must not come back in an error.
+ */
+export function jsonSyntaxProblem(error: unknown, label: string): string {
+  const at = /position (\d+)/.exec(error instanceof Error ? error.message : '');
+  return at ? `${label} (at character ${Number(at[1]) + 1})` : label;
+}
+
+/**
  * JSON of a bounded regular file, its nesting checked before parsing. Throws FileBoundsError for the
- * file and JsonBoundsError (from bounded-json) for the text.
+ * file and JsonBoundsError (from bounded-json) for the text, neither quoting the file.
  */
 export function readBoundedJsonFile(path: string, bounds: { maxBytes: number; maxDepth: number }, what = path): unknown {
   const text = readBoundedText(path, bounds.maxBytes, what);
   const jsonBounds: JsonBounds = { maxChars: bounds.maxBytes, maxDepth: bounds.maxDepth };
-  return parseBoundedJson(text, jsonBounds, what);
+  try {
+    return parseBoundedJson(text, jsonBounds, what);
+  } catch (e) {
+    if (e instanceof JsonBoundsError && e.kind === 'malformed') throw new JsonBoundsError('malformed', jsonSyntaxProblem(e, `${what} is not valid JSON`));
+    throw e;
+  }
 }

@@ -31,6 +31,9 @@ export type GgufValue =
   | { type: 'string'; value: string }
   | { type: 'array'; itemType: GgufScalarType; value: Scalar[] };
 
+/** Bytes of each fixed-width metadata value. */
+const SCALAR_WIDTH: Record<Exclude<GgufScalarType, 'string'>, number> = { u8: 1, i8: 1, bool: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, u64: 8, i64: 8, f64: 8 };
+
 /** Tensor element types this project writes (ggml_type ids). */
 export const GGML_TYPES = { F32: { id: 0, bytes: 4 }, F16: { id: 1, bytes: 2 }, BF16: { id: 30, bytes: 2 } } as const;
 export type GgmlType = keyof typeof GGML_TYPES;
@@ -74,7 +77,7 @@ class ByteWriter {
   }
   scalar(type: GgufScalarType, v: Scalar): void {
     if (type === 'string') return this.string(v as string);
-    const width = { u8: 1, i8: 1, bool: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, u64: 8, i64: 8, f64: 8 }[type];
+    const width = SCALAR_WIDTH[type];
     this.ensure(width);
     const at = this.length;
     const d = this.view;
@@ -230,7 +233,7 @@ class ByteReader {
   }
   scalar(type: GgufScalarType, what: string): Scalar {
     if (type === 'string') return this.string(what);
-    const width = { u8: 1, i8: 1, bool: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, u64: 8, i64: 8, f64: 8 }[type];
+    const width = SCALAR_WIDTH[type];
     this.need(width, what);
     const d = this.view;
     const at = this.at;
@@ -276,7 +279,10 @@ export function decodeGguf(bytes: Uint8Array): GgufFile {
       const itemType = r.valueType(`array "${key}"`);
       if (itemType === 'array') throw new GgufError('UNSUPPORTED_TYPE', `metadata "${key}" is an array of arrays`);
       const n = r.u64(`array "${key}" length`);
-      if (n > bytes.length) throw new GgufError('BAD_VALUE', `array "${key}" claims ${n} items`);
+      // Each item takes at least its width (a string its 8-byte length), so the count is checked
+      // against the bytes left before an array of that length is allocated.
+      const minWidth = itemType === 'string' ? 8 : SCALAR_WIDTH[itemType];
+      if (n * minWidth > bytes.length - r.at) throw new GgufError('BAD_VALUE', `array "${key}" claims ${n} items, more than the ${bytes.length - r.at} bytes left hold`);
       const value: Scalar[] = new Array(n);
       for (let j = 0; j < n; j++) value[j] = r.scalar(itemType, `array "${key}"`);
       metadata.set(key, { type: 'array', itemType, value });
@@ -306,6 +312,7 @@ export function decodeGguf(bytes: Uint8Array): GgufFile {
     const count = shape.reduce((a, b) => a * b, 1);
     const start = dataStart + offset;
     const end = start + count * GGML_TYPES[type].bytes;
+    // A product past 2^53 is not exact, but it is then far past any file's end as well.
     if (end > bytes.length) throw new GgufError('TRUNCATED', `tensor "${name}" data [${start}, ${end}) runs past the end of the file`);
     const copy = bytes.slice(start, end);
     const data = type === 'F32' ? new Float32Array(copy.buffer) : new Uint16Array(copy.buffer);

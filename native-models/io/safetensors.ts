@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DTYPES, type Dtype, type HostTensor, type TensorData, dataMatchesDtype, elementCount, formatShape, isDtype } from './dtype';
 import { bf16ToFloat32, f16ToFloat32, float32ToBf16, float32ToF16 } from './half';
 import { JsonBoundsError, parseBoundedJson } from './bounded-json';
+import { jsonSyntaxProblem } from './bounded-file';
 
 /**
  * Header JSON larger than this is refused before it is read. The reference implementation allows
@@ -94,7 +95,7 @@ function parseHeader(prefix: Uint8Array, readHeader: (n: number) => Uint8Array, 
   } catch (e) {
     if (e instanceof SafetensorsError) throw e;
     if (e instanceof JsonBoundsError && e.kind !== 'malformed') throw fail('HEADER_INVALID', e.message);
-    throw fail('HEADER_NOT_JSON', `header is not valid UTF-8 JSON (${(e as Error).message})`);
+    throw fail('HEADER_NOT_JSON', jsonSyntaxProblem(e, 'header is not valid UTF-8 JSON'));
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw fail('HEADER_INVALID', 'header JSON is not an object');
   const count = Object.keys(json).length;

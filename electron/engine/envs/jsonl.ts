@@ -4,6 +4,7 @@
 // to point at, and its contents must not come back in an error.
 
 import { JsonBoundsError, parseBoundedJson } from '../../../native-models/io/bounded-json';
+import { jsonSyntaxProblem } from '../../../native-models/io/bounded-file';
 
 export interface JsonLineBounds {
   maxChars: number;
@@ -15,11 +16,10 @@ export const JSONL_LINE_BOUNDS: JsonLineBounds = { maxChars: 1024 * 1024, maxDep
 
 export type JsonLine = { line: number; value: unknown; problem?: undefined } | { line: number; problem: string };
 
-/** Why a line did not parse, without any of its text (JSON.parse quotes the input in its message). */
+/** Why a line did not parse, without any of its text. */
 function describe(error: unknown, malformed: string): string {
   if (error instanceof JsonBoundsError && error.kind !== 'malformed') return error.message;
-  const at = /position (\d+)/.exec((error as Error).message);
-  return at ? `${malformed} (at character ${Number(at[1]) + 1})` : malformed;
+  return jsonSyntaxProblem(error, malformed);
 }
 
 /** Every non-blank line of `text` (1-based line numbers), parsed or with its problem; `malformed` words a line that is not JSON. */

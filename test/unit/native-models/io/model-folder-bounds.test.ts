@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileBoundsError, checkBoundedFile, readBoundedFile } from '../../../../native-models/io/bounded-file';
 import { HF_CONFIG_MAXIMA, HfConfigError, type HfModelShape, parseHfConfig, readHfConfig } from '../../../../native-models/io/hf-config';
+import { decodeGguf } from '../../../../native-models/io/gguf';
 import { importHfModel } from '../../../../native-models/io/hf-folder';
 import { expectedHfTensors, hfParameterCount } from '../../../../native-models/io/hf-tensors';
 import { MAX_HEADER_BYTES, MAX_RANK, SafetensorsError, decodeSafetensors, readSafetensors } from '../../../../native-models/io/safetensors';
@@ -196,6 +197,40 @@ describe('tokenizer ids', () => {
   it('still loads the valid folder and a byte-order-marked tokenizer.json', () => {
     expect(loadTokenizer(writeTinyFolder(fresh())).vocabSize).toBe(vocabSize());
     expect(loadTokenizer(writeTinyFolder(fresh(), { 'tokenizer.json': `\uFEFF${JSON.stringify(tinyFolder().tokenizer)}` })).vocabSize).toBe(vocabSize());
+  });
+});
+
+describe('model files never echo their contents', () => {
+  const secret = 'root:x:0:0:root:/root:/bin/bash\n';
+
+  it('a config.json, tokenizer.json or safetensors header that is not JSON is refused without quoting it', () => {
+    // What a symlink in a model folder to /etc/passwd would show: the message says where, not what.
+    const dir = writeTinyFolder(fresh(), { 'config.json': secret, 'tokenizer.json': secret });
+    const config = timed(() => readHfConfig(dir)).error;
+    expect(config).toMatchObject({ code: 'NOT_JSON', message: expect.stringMatching(/config\.json is not valid JSON/) });
+    expect(config.message).not.toContain('root');
+    const tokenizer = timed(() => loadTokenizer(dir)).error;
+    expect(tokenizer).toMatchObject({ code: 'NOT_JSON', message: expect.stringMatching(/tokenizer\.json is not valid JSON/) });
+    expect(tokenizer.message).not.toContain('root');
+    const header = timed(() => decodeSafetensors(safetensorsBytes(secret, new Uint8Array(0)))).error;
+    expect(header).toMatchObject({ code: 'HEADER_NOT_JSON' });
+    expect(header.message).not.toContain('root');
+  });
+});
+
+describe('GGUF metadata arrays', () => {
+  it('refuses an array longer than the bytes left could hold before allocating it', () => {
+    const b = Buffer.alloc(64);
+    b.writeUInt32LE(0x46554747, 0); // "GGUF"
+    b.writeUInt32LE(3, 4);
+    b.writeBigUInt64LE(0n, 8); // tensors
+    b.writeBigUInt64LE(1n, 16); // metadata entries
+    b.writeBigUInt64LE(1n, 24); // key length
+    b.write('k', 32);
+    b.writeUInt32LE(9, 33); // array
+    b.writeUInt32LE(10, 37); // of u64
+    b.writeBigUInt64LE(64n, 41); // 64 items of 8 bytes in 15 bytes left
+    expect(() => decodeGguf(new Uint8Array(b))).toThrow(expect.objectContaining({ code: 'BAD_VALUE', message: expect.stringMatching(/array "k" claims 64 items/) }));
   });
 });
 
