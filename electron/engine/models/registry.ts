@@ -3,7 +3,7 @@
 // Store-free: callers that keep a database pass `onImported` or record the returned entry themselves.
 
 import { copyFile } from 'node:fs/promises';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
@@ -21,10 +21,14 @@ import {
   recoverAtomicDir,
   writeDirAtomic,
 } from '../../../native-models';
+import { readBoundedJsonFile } from '../../../native-models/io/bounded-file';
+import { SHARD_INDEX_FILE, hfWeightFiles } from '../../../native-models/io/sharded';
 import { ModelConvertError, configFromHfShape, paramsFromHfWeights } from './convert';
 import { isAtomicLeftover, modelNameProblem } from './names';
 
 export const MANIFEST_FILE = 'envace-model.json';
+/** A manifest is a name, a source and a model config: a few hundred bytes. */
+const MANIFEST_BOUNDS = { maxBytes: 64 * 1024, maxDepth: 8 };
 /** Weights are held in memory as float32 to run; a folder beyond this is refused before copying. */
 export const DEFAULT_MAX_IMPORT_BYTES = 8 * 1024 ** 3;
 
@@ -103,11 +107,13 @@ function checkName(name: unknown): string {
   return name as string;
 }
 
-/** Shard file names an index lists; an unreadable index lists none (validation of the copy reports it). */
+/** Shard file names an index lists (read within its bounds); an unreadable index lists none (validation of the copy reports it). */
 function shardNames(hfDir: string): string[] {
+  if (!existsSync(join(hfDir, SHARD_INDEX_FILE))) return [];
   try {
-    const index = JSON.parse(readFileSync(join(hfDir, 'model.safetensors.index.json'), 'utf8')) as { weight_map?: Record<string, unknown> };
-    return [...new Set(Object.values(index.weight_map ?? {}))].filter((s): s is string => typeof s === 'string' && SHARD_NAME.test(s));
+    return hfWeightFiles(hfDir)
+      .map((f) => basename(f))
+      .filter((s) => SHARD_NAME.test(s));
   } catch {
     return [];
   }
@@ -210,7 +216,7 @@ export async function importModel(opts: ImportModelOptions): Promise<ModelEntry>
 
 function readManifest(dir: string): Manifest | undefined {
   try {
-    const r = ManifestSchema.safeParse(JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')));
+    const r = ManifestSchema.safeParse(readBoundedJsonFile(join(dir, MANIFEST_FILE), MANIFEST_BOUNDS));
     return r.success ? r.data : undefined;
   } catch {
     return undefined;

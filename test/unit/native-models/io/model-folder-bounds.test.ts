@@ -11,6 +11,7 @@ import { decodeGguf } from '../../../../native-models/io/gguf';
 import { importHfModel } from '../../../../native-models/io/hf-folder';
 import { expectedHfTensors, hfParameterCount } from '../../../../native-models/io/hf-tensors';
 import { MAX_HEADER_BYTES, MAX_RANK, SafetensorsError, decodeSafetensors, readSafetensors } from '../../../../native-models/io/safetensors';
+import { hfWeightFiles } from '../../../../native-models/io/sharded';
 import { TokenizerError } from '../../../../native-models/tokenizer/tokenizer-files';
 import { loadTokenizer, tokenizerFromJson } from '../../../../native-models/tokenizer/text-tokenizer';
 import { safetensorsBytes, splitSafetensors, tinyFolder, writeTinyFolder } from './tiny-model-folder';
@@ -134,6 +135,14 @@ describe('safetensors header bounds', () => {
     expect(codeOf(withEntry({ ...e, data_offsets: [0, 2 ** 60] }))).toBe('HEADER_INVALID');
     expect(codeOf(withEntry({ ...e, dtype: 'F33' }))).toBe('UNKNOWN_DTYPE');
     expect(codeOf(safetensorsBytes(`{"a": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`, data), 'header nests deeper')).toBe('HEADER_INVALID');
+  });
+
+  it('refuses a shard index over 16 MiB by its size, before parsing it', () => {
+    const dir = writeTinyFolder(fresh());
+    writeFileSync(join(dir, 'model.safetensors.index.json'), `{"metadata": {"pad": "${'x'.repeat(16 * 1024 * 1024)}"}, "weight_map": {}}`);
+    const { error, ms } = timed(() => hfWeightFiles(dir));
+    expect(error).toMatchObject({ code: 'BAD_INDEX', message: expect.stringMatching(/model\.safetensors\.index\.json: the index is \d+ bytes, over the 16777216-byte limit/) });
+    expect(ms).toBeLessThan(200);
   });
 
   it.runIf(onPosix)('refuses a FIFO named model.safetensors without blocking', () => {
