@@ -1,6 +1,8 @@
 import type { WorkbenchApi } from '../contract';
 import { createEngine, type Engine } from '../engine/host';
+import { ensureHome, resolveHome } from '../engine/home';
 import { inProcessClient } from '../engine/in-process';
+import { loadUserEnvs } from '../engine/user-envs';
 
 /** Run `body` against a fresh in-process engine on the chosen data home, closing it after. */
 export async function withEngine<T>(home: string | undefined, body: (api: WorkbenchApi, engine: Engine) => Promise<T>): Promise<T> {
@@ -10,4 +12,12 @@ export async function withEngine<T>(home: string | undefined, body: (api: Workbe
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * The data home's user environments registered in this process, for commands that use the
+ * environments without an engine (the oracle policy): the same loader the engine uses.
+ */
+export async function withUserEnvs(home: string | undefined): Promise<void> {
+  await loadUserEnvs(ensureHome(resolveHome(home)));
 }

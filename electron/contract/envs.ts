@@ -16,10 +16,18 @@ export const EnvSummary = z.strictObject({
   track: EnvTrack,
   toolCount: z.number().int(),
   taskCounts: z.strictObject({ train: z.number().int(), heldout: z.number().int(), ood: z.number().int() }),
+  /** How episodes are isolated, in words (user MCP servers and the built-in files env). */
+  reset: z.string().optional(),
+  /** Set when a registered environment cannot be built: why, in full. It lists with zero tools and tasks. */
+  unavailable: z.string().optional(),
 });
 export type EnvSummary = z.infer<typeof EnvSummary>;
 
-export const EnvsListOutput = z.strictObject({ items: z.array(EnvSummary) });
+export const EnvsListOutput = z.strictObject({
+  items: z.array(EnvSummary),
+  /** Problems with the saved registrations that belong to no one entry (a corrupt file), in full. */
+  problems: z.array(z.string()).optional(),
+});
 export const EnvsGetInput = z.strictObject({ id: Id });
 export const EnvDetail = z.strictObject({ ...EnvSummary.shape, tools: z.array(ToolSchema) });
 export type EnvDetail = z.infer<typeof EnvDetail>;
@@ -40,19 +48,66 @@ export const EnvsCallOutput = z.strictObject({
 
 /** A user's MCP server (stdio command or streamable HTTP URL) plus a JSONL task file, as an environment. */
 export const McpServer = z.union([
-  z.strictObject({ command: z.string().min(1).max(4096), args: z.array(z.string().max(4096)).max(64).default([]) }),
+  z.strictObject({
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(4096)).max(64).default([]),
+    /** Environment variables for the server process (many servers are configured this way). `{episode_dir}` is substituted. */
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').max(200), z.string().max(4096)).default({}),
+    /** Working folder of the server process; `{episode_dir}` is substituted. */
+    cwd: z.string().min(1).max(4096).optional(),
+  }),
   z.strictObject({ url: z.url({ protocol: /^https?$/ }).max(4096) }),
 ]);
-export const EnvsAddMcpInput = z.strictObject({
-  id: Id,
-  description: z.string().max(500).optional(),
-  server: McpServer,
-  /** JSON Lines: {id, instruction, split?, checklist, gold?, maxTurns?} per line. */
-  taskFile: z.string().min(1).max(4096),
-  timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
-  maxOutputChars: z.number().int().min(100).max(1_000_000).default(8_000),
-});
+export type McpServer = z.infer<typeof McpServer>;
+
+/**
+ * How episodes are kept apart on a server that keeps state between calls:
+ * - restart: a fresh server process per episode, `{episode_dir}` (a new empty folder, seed files copied in first) substituted in args, env and cwd;
+ * - tool: one of a pool of server processes, with a named reset tool called before each episode;
+ * - none: one shared server, state and all: episodes see each other's writes (allowed only when the user says so).
+ */
+export const McpReset = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('restart'), seedFiles: z.array(z.string().min(1).max(4096)).max(64).default([]) }),
+  z.strictObject({ kind: z.literal('tool'), tool: z.string().min(1).max(200), arguments: z.record(z.string().max(200), z.json()).default({}) }),
+  z.strictObject({ kind: z.literal('none'), sharedState: z.literal(true, 'reset "none" shares one server state across episodes: set sharedState: true to say you mean it') }),
+]);
+export type McpReset = z.infer<typeof McpReset>;
+
+export const EnvsAddMcpInput = z
+  .strictObject({
+    id: Id,
+    description: z.string().max(500).optional(),
+    server: McpServer,
+    /** JSON Lines: {id, instruction, split?, checklist, gold?, maxTurns?} per line. Anywhere the user points; copied into the data home. */
+    taskFile: z.string().min(1).max(4096),
+    /** Default: restart for a command, which a URL cannot do (it must say tool or none). */
+    reset: McpReset.optional(),
+    timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    maxOutputChars: z.number().int().min(100).max(1_000_000).default(8_000),
+  })
+  .refine((e) => !('url' in e.server) || (e.reset !== undefined && e.reset.kind !== 'restart'), {
+    message: 'a server reached by URL cannot be restarted per episode: choose reset "tool" (with its reset tool) or "none"',
+    path: ['reset'],
+  });
 export type EnvsAddMcpInput = z.infer<typeof EnvsAddMcpInput>;
+
+/** A registration as stored in the data home: the task and seed files are the home's copies, the reset explicit. */
+export type McpRegistration = Omit<EnvsAddMcpInput, 'reset'> & { reset: McpReset };
+
+export const EnvsRemoveInput = z.strictObject({ id: Id });
+
+/** `envs.test`: connect, list tools, check the task file, replay every gold trajectory through the real server. */
+export const EnvsTestOutput = z.strictObject({
+  id: Id,
+  tools: z.array(z.string()),
+  reset: z.string(),
+  oracle: z.strictObject({
+    split: z.record(EnvSplit, z.strictObject({ passed: z.number().int(), total: z.number().int() })),
+    failures: z.array(z.strictObject({ taskId: z.string(), reason: z.string() })),
+  }),
+  wallMs: z.number(),
+});
+export type EnvsTestOutput = z.infer<typeof EnvsTestOutput>;
 
 export const EnvsTasksInput = z.strictObject({
   id: Id,

@@ -1,9 +1,9 @@
-import { ContractError, type EnvDetail, type EnvSummary } from '../contract';
-import { callTool } from './envs/oracle';
+import { ContractError, type EnvDetail, type EnvsTestOutput, type EnvSummary } from '../contract';
+import { callTool, runOracle } from './envs/oracle';
 import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './envs/registry';
 import { SPLITS, type JsonValue } from './envs/types';
 import type { HomePaths } from './home';
-import { addMcpServer } from './mcp-servers';
+import { addUserEnv, readUserEnvs, removeUserEnv } from './user-envs';
 import type { EnvCatalog, ToolCallResult } from './services';
 
 /**
@@ -22,8 +22,18 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
   return {
     ids: () => listEnvs().map((e) => e.id),
     async list(): Promise<EnvSummary[]> {
-      const envs = await Promise.all(listEnvs().map((e) => load(e.id)));
-      return envs.filter((e) => e !== null).map((e) => envSummary(e));
+      // One environment that cannot be built lists as unavailable, with its reason; the others still list.
+      return Promise.all(
+        listEnvs().map(async (reg): Promise<EnvSummary> => {
+          try {
+            const env = await load(reg.id);
+            if (env) return envSummary(env);
+          } catch (error) {
+            return unavailableSummary(reg, (error as Error).message);
+          }
+          return unavailableSummary(reg, 'not registered');
+        }),
+      );
     },
     async get(id): Promise<EnvDetail | null> {
       const env = await load(id);
@@ -34,11 +44,29 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
       if (!env) return null;
       return (split ? [split] : SPLITS).flatMap((s) => env.tasks(s));
     },
-    async addMcp(entry) {
-      await addMcpServer(paths, entry);
+    async addMcp(entry, roots) {
+      await addUserEnv(paths, entry, roots);
       const env = await load(entry.id);
       if (!env) throw new ContractError('internal', `environment ${entry.id} was added but cannot be loaded`);
       return envSummary(env);
+    },
+    remove: (id) => removeUserEnv(paths, id),
+    problems: () => readUserEnvs(paths).problems.filter((p) => p.id === null).map((p) => p.message),
+    async test(id): Promise<EnvsTestOutput | null> {
+      const started = performance.now();
+      const env = await load(id);
+      if (!env) return null;
+      const split = {} as EnvsTestOutput['oracle']['split'];
+      const failures: EnvsTestOutput['oracle']['failures'] = [];
+      for (const s of SPLITS) {
+        const result = await runOracle(env, s);
+        split[s] = { passed: result.perTask.filter((r) => r.success).length, total: result.perTask.length };
+        for (const r of result.perTask.filter((x) => !x.success)) {
+          const failed = [...r.envCheck.checks.filter((c) => !c.passed && !c.skipped).map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`), ...r.checklist.items.filter((i) => !i.passed && i.weight > 0).map((i) => `checklist: ${i.description}`)];
+          failures.push({ taskId: r.taskId, reason: failed.join('; ') || (r.checklist.formatError ? 'a gold action did not parse' : 'failed') });
+        }
+      }
+      return { id, tools: env.tools().map((t) => t.name), reset: env.resetDescription ?? 'no shared state between episodes', oracle: { split, failures }, wallMs: performance.now() - started };
     },
     async call(id, tool, args, taskId): Promise<ToolCallResult | null> {
       const env = await load(id);
@@ -51,4 +79,8 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
       return { ...result, wallMs: performance.now() - started };
     },
   };
+}
+
+function unavailableSummary(reg: ReturnType<typeof listEnvs>[number], why: string): EnvSummary {
+  return { id: reg.id, description: reg.description, track: reg.track, toolCount: 0, taskCounts: { train: 0, heldout: 0, ood: 0 }, unavailable: reg.unavailable ?? why };
 }

@@ -2,6 +2,7 @@ import { createDispatcher, methods, type EventName, type Handlers, type MethodNa
 import { ComputeClient } from './compute/client';
 import { EventBus } from './events';
 import { registryCatalog } from './env-catalog';
+import { closeEnvs } from './envs/registry';
 import { envsHandlers } from './handlers/envs';
 import { evalsHandlers } from './handlers/evals';
 import { jobsHandlers } from './handlers/jobs';
@@ -14,7 +15,7 @@ import { trajectoriesHandlers } from './handlers/trajectories';
 import { ensureHome, resolveHome } from './home';
 import { describeOwner, HomeLease } from './home-lease';
 import { JobQueue } from './jobs/queue';
-import { loadMcpServers } from './mcp-servers';
+import { loadUserEnvs } from './user-envs';
 import type { EngineServices, EnvCatalog, RequestContext } from './services';
 import { Store } from './store';
 
@@ -56,10 +57,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   // ran them is gone. A read-only engine must not touch runs another engine is training.
   const store = Store.open(paths.db, loadSnippet, { migrate: owner });
   if (owner) store.runs.markInterrupted();
-  loadMcpServers(paths);
+  // Registration itself is synchronous; the promise only stops servers of replaced entries.
+  void loadUserEnvs(paths).catch((error: unknown) => console.error('[engine] user environments:', error));
   const events = new EventBus();
   const jobs = new JobQueue((job) => events.emit('job.update', job));
-  const compute = new ComputeClient();
+  const compute = new ComputeClient({ home: paths.home });
   const homeAccess = () => {
     const other = lease.currentOwner();
     // With the owner gone, the first write takes the home over, so it counts as writable.
@@ -123,6 +125,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (closed) return;
       closed = true;
       await jobs.shutdown();
+      // Servers of user MCP environments (and the files env) are child processes: stop them, or
+      // they keep the process alive after SIGTERM.
+      await closeEnvs();
       await compute.close();
       store.close();
       lease.release();

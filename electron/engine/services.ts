@@ -1,4 +1,4 @@
-import type { EnvDetail, EnvsAddMcpInput, EnvSummary } from '../contract';
+import type { EnvDetail, EnvsAddMcpInput, EnvsTestOutput, EnvSummary } from '../contract';
 import type { ComputeClient } from './compute/client';
 import type { EventBus } from './events';
 import type { HomePaths } from './home';
@@ -21,8 +21,14 @@ export interface EnvCatalog {
   tasks(id: string, split?: 'train' | 'heldout' | 'ood', options?: Record<string, unknown>): Promise<Array<{ id: string; split: 'train' | 'heldout' | 'ood'; instruction: string }> | null>;
   /** One tool call in a fresh episode (the GUI console); null for an unknown env. */
   call(id: string, tool: string, args: Record<string, unknown>, taskId?: string): Promise<ToolCallResult | null>;
-  /** Add a user's MCP server + task file (absent in catalogs that cannot grow). */
-  addMcp?(entry: EnvsAddMcpInput): Promise<EnvSummary>;
+  /** Add a user's MCP server + task file (absent in catalogs that cannot grow); `roots`: where its files may lie. */
+  addMcp?(entry: EnvsAddMcpInput, roots?: readonly string[]): Promise<EnvSummary>;
+  /** Problems with the saved registrations as a whole (a corrupt file), for listings. */
+  problems?(): string[];
+  /** Remove a user's MCP environment. */
+  remove?(id: string): Promise<void>;
+  /** Connect, list tools, check tasks and replay every gold trajectory; null for an unknown env. */
+  test?(id: string): Promise<EnvsTestOutput | null>;
 }
 
 /** Everything a handler may use; built once by the host. */

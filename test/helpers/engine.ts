@@ -43,7 +43,8 @@ export const testCatalog: EnvCatalog = (() => {
 export function testEngine(options: { envs?: EnvCatalog; home?: string } = {}): { engine: Engine; home: string; cleanup(): Promise<void> } {
   const home = options.home ?? tempHome();
   // Adding an MCP server goes through the real registry (a real server process), listed beside the fixture env.
-  const envs = options.envs ?? { ...testCatalog, addMcp: (entry) => registryCatalog(homePaths(home)).addMcp!(entry) };
+  const real = registryCatalog(homePaths(home));
+  const envs = options.envs ?? { ...testCatalog, addMcp: real.addMcp, remove: real.remove, test: real.test };
   const engine = createEngine({ home, envs, onInternalError: () => {} });
   return {
     engine,

@@ -55,7 +55,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string };
+let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string; goldTaskFile: string };
 
 beforeAll(async () => {
   env = testEngine();
@@ -121,10 +121,12 @@ beforeAll(async () => {
   const taskFile = path.join(env.home, 'fs-tasks.jsonl');
   const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'hello.txt') } }] };
   fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
+  const goldTaskFile = path.join(env.home, 'fs-gold-tasks.jsonl');
+  fs.writeFileSync(goldTaskFile, `${JSON.stringify({ ...task, gold: { calls: [{ name: 'read_text_file', arguments: { path: path.join(sandbox, 'hello.txt') } }] } })}\n`);
   const fsServer = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
   const rollout = { maxTurns: 2, maxTokensPerTurn: 12, maxObservationTokens: 24, k: 2, toolSchemas: 'none' as const };
   const { runId: policyRun } = await seedCheckpointedRun(env.engine, { env: 'mock', model: { preset: 'nano' }, rollout }, ['create a task for the user', 'get_users', 'update_task_status']);
-  fixtures = { policyRun, runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile };
+  fixtures = { policyRun, runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile, goldTaskFile };
 });
 
 afterAll(async () => {
@@ -275,6 +277,24 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(added.toolCount).toBeGreaterThan(5);
     await expect(api.call('envs.addMcp', { id, server: { command: process.execPath, args: [fixtures.fsServer, fixtures.sandbox] }, taskFile: fixtures.taskFile })).rejects.toMatchObject({ code: 'conflict' });
     await expect(api.call('envs.addMcp', { id: `${id}-bad`, server: { command: '/nonexistent/server' }, taskFile: fixtures.taskFile })).rejects.toMatchObject({ code: 'invalid_input' });
+  },
+  'envs.test': async (api) => {
+    const id = `fs-test-${Math.random().toString(36).slice(2, 8)}`;
+    await api.call('envs.addMcp', { id, server: { command: process.execPath, args: [fixtures.fsServer, fixtures.sandbox] }, taskFile: fixtures.goldTaskFile });
+    const tested = await api.call('envs.test', { id });
+    expect(tested.tools).toContain('read_text_file');
+    expect(tested.reset).toMatch(/^restart/);
+    expect(tested.oracle.split.train).toEqual({ passed: 1, total: 1 });
+    expect(tested.oracle.failures).toEqual([]);
+    await expect(api.call('envs.test', { id: 'no-such-env' })).rejects.toMatchObject({ code: 'not_found' });
+  },
+  'envs.remove': async (api) => {
+    const id = `fs-rm-${Math.random().toString(36).slice(2, 8)}`;
+    await api.call('envs.addMcp', { id, server: { command: process.execPath, args: [fixtures.fsServer, fixtures.sandbox] }, taskFile: fixtures.taskFile });
+    expect(await api.call('envs.remove', { id })).toEqual({ ok: true });
+    await expect(api.call('envs.get', { id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.call('envs.remove', { id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.call('envs.remove', { id: 'retail' })).rejects.toMatchObject({ code: 'conflict' });
   },
   'envs.call': async (api) => expect(await api.call('envs.call', { env: 'contract-test', tool: 'echo', arguments: { text: 'hello' } })).toMatchObject({ observation: 'hello', ok: true }),
   'models.list': async (api) => expect((await api.call('models.list')).items.map((m) => m.name)).toContain('tiny-llama'),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { getEnv } from '../../engine/envs/registry';
 import { runOracle } from '../../engine/envs/oracle';
 import { SPLITS, type Split } from '../../engine/envs/types';
-import { withEngine } from '../engine-session';
+import { withEngine, withUserEnvs } from '../engine-session';
 import { CliError, EXIT, table, type Output } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
@@ -72,6 +72,7 @@ export function registerEval(program: Command): void {
         if (opts.policy !== 'oracle') throw new CliError(`unknown --policy "${opts.policy}" (built-in: oracle)`, EXIT.usage);
         const limit = opts.limit === undefined ? undefined : Number(opts.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new CliError('--limit must be a positive integer', EXIT.usage);
+        await withUserEnvs(opts.home);
         const env = await getEnv(opts.env).catch((e: Error) => {
           throw new CliError(e.message, EXIT.usage);
         });

@@ -35,6 +35,9 @@ export class ComputeClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
+  /** `home`: the data home whose user environments (MCP servers) the worker registers, as the engine does. */
+  constructor(private readonly options: { home?: string } = {}) {}
+
   call<K extends ComputeOp>(op: K, input: ComputeOps[K]['input']): Promise<ComputeOps[K]['output']> {
     return this.stream(op, input, () => {});
   }
@@ -55,15 +58,18 @@ export class ComputeClient {
 
   async close(): Promise<void> {
     const worker = this.worker;
+    if (!worker) return;
+    // The worker's environments may hold server processes; ask it to stop them (briefly) before it goes.
+    await Promise.race([this.call('closeEnvs', {}).catch(() => undefined), new Promise((r) => setTimeout(r, 5_000).unref())]);
     this.worker = null;
-    if (worker) await worker.terminate();
+    await worker.terminate();
   }
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
     // The worker's ORT reads the process's real environment, which only this thread can set.
     disableOrtTelemetry();
-    const worker = new Worker(workerUrl());
+    const worker = new Worker(workerUrl(), { workerData: { home: this.options.home ?? null } });
     worker.on('message', (message: ComputeResponse) => {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;

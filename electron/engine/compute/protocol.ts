@@ -12,6 +12,8 @@ export type TrainEvent =
 export interface ComputeOps {
   /** Which execution providers create a session on this machine. */
   providers: { input: Record<string, never>; output: Array<{ provider: 'cpu' | 'cuda' | 'webgpu'; available: boolean; detail?: string }>; event: never };
+  /** Stop every environment the worker built (their server processes), before the worker is terminated. */
+  closeEnvs: { input: Record<string, never>; output: null; event: never };
   /** onnxruntime-node's version as loaded in the worker. */
   ortVersion: { input: Record<string, never>; output: string; event: never };
   /** Train a run (or resume it from a checkpoint step), streaming steps as they finish. */

@@ -1,7 +1,7 @@
 // The compute worker: ONNX Runtime's session.run blocks the thread that calls it, so all
 // model work happens here and the engine's main thread stays free to answer queries.
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { availableProviders } from '../../../native-models/runtime/session';
 import type { ComputeOp, ComputeOps, ComputeRequest, ComputeResponse } from './protocol';
 
@@ -12,13 +12,30 @@ interface OpContext<K extends ComputeOp> {
 
 type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContext<K>) => Promise<ComputeOps[K]['output']> };
 
+/**
+ * This thread has its own environment registry: register the data home's user environments in it
+ * (the engine's loader, so both threads see the same ones), again before each job since the user
+ * may have added or removed one meanwhile.
+ */
+async function userEnvsReady(): Promise<void> {
+  const home = (workerData as { home?: string | null } | null)?.home;
+  if (!home) return;
+  const [{ loadUserEnvs }, { homePaths }] = await Promise.all([import('../user-envs'), import('../home')]);
+  await loadUserEnvs(homePaths(home));
+}
+
 const ops: OpTable = {
+  closeEnvs: async () => {
+    await (await import('../envs/registry')).closeEnvs();
+    return null;
+  },
   providers: async () => (await availableProviders()).map((r) => ({ provider: r.provider, available: r.available, detail: r.detail })),
   ortVersion: async () => createRequire(import.meta.url)('onnxruntime-node/package.json').version as string,
-  evaluate: async (input) => (await import('./policy-ops')).evaluateOp(input),
-  rehearse: async (input) => (await import('./policy-ops')).rehearseOp(input),
-  commit: async (input) => (await import('./policy-ops')).commitOp(input),
+  evaluate: async (input) => (await userEnvsReady(), (await import('./policy-ops')).evaluateOp(input)),
+  rehearse: async (input) => (await userEnvsReady(), (await import('./policy-ops')).rehearseOp(input)),
+  commit: async (input) => (await userEnvsReady(), (await import('./policy-ops')).commitOp(input)),
   train: async (input, ctx) => {
+    await userEnvsReady();
     // Loaded on first use: the algorithms pull in every environment and the model stack.
     const { runTraining } = await import('../algorithms/train');
     return runTraining(input.config, {

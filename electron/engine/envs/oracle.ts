@@ -61,11 +61,17 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
     const transcript = recorder.snapshot();
     const checklist = scoreChecklist(task.checklist, transcript);
     const envCheck = await episode.finalCheck();
+    // Episodes that can tell a rejected call (user MCP servers) are held to the whole claim of a
+    // gold replay: every call accepted and every checklist item met, not just "the server stayed up".
+    const strict = episode.rejectedCalls !== undefined;
+    const rejected = episode.rejectedCalls?.() ?? [];
+    if (rejected.length > 0) envCheck.checks.push({ name: 'the server accepted every call', passed: false, detail: rejected.join('; ') });
+    const checklistHolds = !strict || checklist.items.every((i) => i.passed || i.weight === 0);
     const { envCalls, envWallMs } = episode.cost();
     return {
       taskId: task.id,
       score: checklist.score,
-      success: envCheck.passed && !checklist.formatError,
+      success: envCheck.passed && rejected.length === 0 && checklistHolds && !checklist.formatError,
       checklist,
       envCheck,
       turns,

@@ -14,6 +14,8 @@ export interface EnvRegistration {
   track: ToolEnv['track'];
   /** Option names the env accepts (anything else is rejected before construction). */
   options: readonly string[];
+  /** Set for a saved registration that cannot be used (a broken entry): why, in full. */
+  unavailable?: string;
   create(options: EnvOptions): Promise<ToolEnv>;
 }
 
@@ -80,25 +82,42 @@ const BUILTIN_ENVS: EnvRegistration[] = [
 const registry = new Map<string, EnvRegistration>(BUILTIN_ENVS.map((r) => [r.id, r]));
 const instances = new Map<string, Promise<ToolEnv>>();
 
-/** Add (or replace) an environment, e.g. a user's MCP server. */
-export function registerEnv(reg: EnvRegistration): void {
-  registry.set(reg.id, reg);
-  for (const key of [...instances.keys()]) if (key.startsWith(`${reg.id}:`)) instances.delete(key);
+/** Drop the built instances of `id` (or of every env), stopping the servers they hold. */
+async function dropInstances(id: string | null): Promise<void> {
+  const dropped: Array<Promise<ToolEnv>> = [];
+  for (const [key, env] of [...instances]) {
+    if (id !== null && !key.startsWith(`${id}:`)) continue;
+    instances.delete(key);
+    dropped.push(env);
+  }
+  await Promise.all(dropped.map(async (p) => (await p.catch(() => null))?.close?.().catch(() => undefined)));
 }
 
-/** Remove a run-time registration (a user's MCP server); built-ins cannot be removed. */
-export function unregisterEnv(id: string): boolean {
+/** Add (or replace) an environment, e.g. a user's MCP server. A replaced one's servers are stopped. */
+export function registerEnv(reg: EnvRegistration): Promise<void> {
+  registry.set(reg.id, reg);
+  return dropInstances(reg.id);
+}
+
+/** Remove a run-time registration (a user's MCP server) and stop its servers; built-ins cannot be removed. */
+export async function unregisterEnv(id: string): Promise<boolean> {
   if (BUILTIN_ENVS.some((r) => r.id === id)) return false;
-  for (const key of [...instances.keys()]) if (key.startsWith(`${id}:`)) instances.delete(key);
-  return registry.delete(id);
+  const had = registry.delete(id); // at once: nothing may build it while its servers stop
+  await dropInstances(id);
+  return had;
+}
+
+/** Stop every environment built so far (engine close): none may outlive the engine that started it. */
+export function closeEnvs(): Promise<void> {
+  return dropInstances(null);
 }
 
 export function isBuiltinEnv(id: string): boolean {
   return BUILTIN_ENVS.some((r) => r.id === id);
 }
 
-export function listEnvs(): Array<Pick<EnvRegistration, 'id' | 'description' | 'track' | 'options'>> {
-  return [...registry.values()].map(({ id, description, track, options }) => ({ id, description, track, options }));
+export function listEnvs(): Array<Pick<EnvRegistration, 'id' | 'description' | 'track' | 'options' | 'unavailable'>> {
+  return [...registry.values()].map(({ id, description, track, options, unavailable }) => ({ id, description, track, options, ...(unavailable ? { unavailable } : {}) }));
 }
 
 /** The env with this id and options; one instance per (id, options), built on first use. */
@@ -131,6 +150,8 @@ export interface EnvSummary {
   track: ToolEnv['track'];
   toolCount: number;
   taskCounts: Record<Split, number>;
+  reset?: string;
+  unavailable?: string;
 }
 
 /** Matches the contract's EnvDetail: the summary plus every tool's schema. */
@@ -140,7 +161,7 @@ export interface EnvDetail extends EnvSummary {
 
 export function envSummary(env: ToolEnv): EnvSummary {
   const taskCounts = Object.fromEntries(SPLITS.map((s) => [s, env.tasks(s).length])) as Record<Split, number>;
-  return { id: env.id, description: env.description, track: env.track, toolCount: env.tools().length, taskCounts };
+  return { id: env.id, description: env.description, track: env.track, toolCount: env.tools().length, taskCounts, ...(env.resetDescription ? { reset: env.resetDescription } : {}) };
 }
 
 export function envDetail(env: ToolEnv): EnvDetail {

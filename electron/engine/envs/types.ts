@@ -126,6 +126,11 @@ export interface Episode {
   finalCheck(): Promise<EnvCheck>;
   /** Env calls and wall time spent inside the environment so far. */
   cost(): EpisodeCost;
+  /**
+   * Calls the environment rejected, where it can tell a rejection from an ordinary answer (an MCP
+   * server's isError). A gold replay with any is not a success: the gold does not fit the server.
+   */
+  rejectedCalls?(): string[];
   close(): Promise<void>;
 }
 
@@ -140,6 +145,8 @@ export interface ToolEnv {
   reset(task: Task, seed: number): Promise<Episode>;
   /** A scripted expert: the actions it takes given the episode so far (for demos and the oracle policy). */
   expert?(task: Task): ExpertPolicy;
+  /** How episodes are kept apart, in words, where a server's state could leak between them (MCP-backed envs). */
+  readonly resetDescription?: string;
   close?(): Promise<void>;
 }
 

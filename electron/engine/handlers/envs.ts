@@ -1,9 +1,9 @@
 import { ContractError } from '../../contract';
-import path from 'node:path';
 import { envOptions } from '../algorithms/env-options';
+import { rootsForTransport } from '../user-paths';
 import type { HandlerGroup } from './types';
 
-export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp'> = (s) => ({
+export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp' | 'envs.remove' | 'envs.test'> = (s) => ({
   'envs.tasks': async ({ id, runId, split, search, limit, offset }) => {
     let options: Record<string, unknown> | undefined;
     if (runId !== undefined) {
@@ -19,15 +19,26 @@ export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' 
     return { items: matching.slice(offset, offset + limit), total: matching.length };
   },
   'envs.addMcp': async (input, ctx) => {
-    const taskFile = path.resolve(input.taskFile);
-    // A task file named from the workbench window must sit in the data home (quality.md: paths from the renderer).
-    if (ctx.transport !== 'in-process' && !taskFile.startsWith(s.paths.home + path.sep)) {
-      throw new ContractError('invalid_input', `the task file must be inside ${s.paths.home} when added from the workbench window`);
-    }
+    // Files named from the workbench window must sit in the data home (quality.md: paths from the renderer);
+    // the command line may name them anywhere. Either way they are copied into the home.
     if (!s.envs.addMcp) throw new ContractError('not_available', 'this engine has a fixed set of environments');
-    return s.envs.addMcp({ ...input, taskFile });
+    return s.envs.addMcp(input, rootsForTransport(ctx.transport, s.paths.home));
   },
-  'envs.list': async () => ({ items: await s.envs.list() }),
+  'envs.remove': async ({ id }) => {
+    if (!s.envs.remove) throw new ContractError('not_available', 'this engine has a fixed set of environments');
+    await s.envs.remove(id);
+    return { ok: true as const };
+  },
+  'envs.test': async ({ id }) => {
+    if (!s.envs.test) throw new ContractError('not_available', 'this engine cannot test environments');
+    const result = await s.envs.test(id);
+    if (!result) throw new ContractError('not_found', `no environment "${id}"`);
+    return result;
+  },
+  'envs.list': async () => {
+    const problems = s.envs.problems?.() ?? [];
+    return { items: await s.envs.list(), ...(problems.length ? { problems } : {}) };
+  },
   'envs.get': async ({ id }) => {
     const env = await s.envs.get(id);
     if (!env) throw new ContractError('not_found', `no environment "${id}"`);

@@ -4,11 +4,13 @@
  * answers is what the agent sees.
  */
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { scoreChecklist } from '../checklist';
 import { replayExpert } from '../household/expert';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from '../mcp/connection';
 import { McpEpisode, type McpEpisodeOptions } from '../mcp/episode';
+import { EPISODE_DIR, RestartServers } from '../mcp/episode-servers';
 import { GeneratedTaskSet } from '../task-set';
 import type { EnvCheck, ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { SANDBOX_ALIAS, Sandbox } from './sandbox';
@@ -33,6 +35,11 @@ export function filesystemServerEntry(): string {
 
 function serverFor(root: string): McpServerSpec {
   return { transport: 'stdio', command: process.execPath, args: [filesystemServerEntry(), root], cwd: root };
+}
+
+/** The files env is a user of the restart policy: a fresh server over a fresh `{episode_dir}` per episode. */
+function filesServers(): RestartServers {
+  return new RestartServers(serverFor(EPISODE_DIR), [], join(tmpdir(), 'envace-files'));
 }
 
 /** The task's answer items, scored on the final answer alone, become end-state checks too. */
@@ -63,7 +70,6 @@ export class FilesEpisode extends McpEpisode {
   constructor(
     opts: McpEpisodeOptions,
     readonly sandboxRoot: string,
-    readonly serverPid: number | null,
   ) {
     super(opts);
   }
@@ -77,6 +83,9 @@ export class FilesEnv implements ToolEnv {
   readonly limits: McpCallLimits;
   private readonly tasksPerSplit: number;
   private readonly taskSet: GeneratedTaskSet;
+  private readonly servers = filesServers();
+  /** How episodes are isolated, in words (listed with the env). */
+  readonly resetDescription = this.servers.description;
 
   private constructor(
     private readonly toolList: ToolSpec[],
@@ -125,34 +134,28 @@ export class FilesEnv implements ToolEnv {
     return this.taskSet.find(id);
   }
 
-  /** A new sandbox and a new server per episode; the tree is fixed by the task, so the seed changes nothing. */
+  /** A new sandbox and a new server per episode (the restart policy); the tree is fixed by the task, so the seed changes nothing. */
   async reset(task: Task, _seed: number): Promise<FilesEpisode> {
     const { treeSeed, files } = task.meta ?? {};
     if (task.env !== this.id || typeof treeSeed !== 'number' || typeof files !== 'number') {
       throw new Error(`files: task "${task.id}" is not a files task (env ${task.env}, missing tree parameters)`);
     }
-    const sandbox = await Sandbox.create(generateTree(treeSeed, task.split, files));
-    let connection: McpConnection;
-    try {
-      connection = await McpConnection.open(serverFor(sandbox.root));
-    } catch (err) {
-      await sandbox.remove();
-      throw err;
-    }
+    let sandbox: Sandbox | null = null;
+    const server = await this.servers.acquire(async (dir) => {
+      sandbox = await Sandbox.fill(dir, generateTree(treeSeed, task.split, files));
+    });
+    const box = sandbox as unknown as Sandbox;
     const expectations = (task.meta?.expect ?? []) as unknown as FileExpectation[];
     const options: McpEpisodeOptions = {
       task,
-      connection,
+      connection: server.connection,
       limits: this.limits,
       initialObservation: `You have a folder at ${SANDBOX_ALIAS} with ${files} files in ${SANDBOX_ALIAS}/{notes,data,docs,inbox,archive}. Use the file tools to work in it.`,
-      translate: { args: (a) => sandbox.argsToReal(a), text: (t) => sandbox.toAlias(t) },
-      endChecks: async (answer) => [...answerChecks(task, answer), ...(await checkExpectations(sandbox, expectations))],
-      onClose: async () => {
-        await connection.close();
-        await sandbox.remove();
-      },
+      translate: { args: (a) => box.argsToReal(a), text: (t) => box.toAlias(t) },
+      endChecks: async (answer) => [...answerChecks(task, answer), ...(await checkExpectations(box, expectations))],
+      onClose: () => server.release(),
     };
-    return new FilesEpisode(options, sandbox.root, connection.pid);
+    return new FilesEpisode(options, box.root);
   }
 
   expert(task: Task): ExpertPolicy {

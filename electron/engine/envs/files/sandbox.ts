@@ -17,7 +17,11 @@ export class Sandbox {
   /** Write the tree into a fresh temporary folder. */
   static async create(tree: SandboxTree): Promise<Sandbox> {
     // realpath: the server compares resolved paths, and tmpdir may sit behind a symlink.
-    const root = await realpath(await mkdtemp(join(tmpdir(), 'envace-files-')));
+    return Sandbox.fill(await realpath(await mkdtemp(join(tmpdir(), 'envace-files-'))), tree);
+  }
+
+  /** Write the tree into an existing empty folder (an episode folder of the restart policy). */
+  static async fill(root: string, tree: SandboxTree): Promise<Sandbox> {
     for (const dir of tree.dirs) await mkdir(join(root, dir), { recursive: true });
     for (const file of tree.files) {
       await mkdir(dirname(join(root, file.path)), { recursive: true });

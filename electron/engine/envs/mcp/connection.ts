@@ -22,6 +22,9 @@ export interface McpCallLimits {
 
 export const DEFAULT_CALL_LIMITS: McpCallLimits = { timeoutMs: 10_000, maxOutputChars: 8_000 };
 
+/** `tools/list` is paged by the server; a server that never stops paging is cut off here. */
+export const TOOL_LIST_LIMITS = { maxPages: 50, maxTools: 1_000, maxChars: 2_000_000 } as const;
+
 export interface McpCallOutcome {
   text: string;
   /** The server answered with an error result (or the call failed). */
@@ -113,19 +116,35 @@ export class McpConnection {
     return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
   }
 
-  async listTools(): Promise<ToolSpec[]> {
+  /** Every tool, across pages, within `timeoutMs` per page and the TOOL_LIST_LIMITS caps. */
+  async listTools(timeoutMs = DEFAULT_CALL_LIMITS.timeoutMs): Promise<ToolSpec[]> {
     const out: ToolSpec[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor ? { cursor } : undefined);
-      for (const tool of page.tools) {
+    let chars = 0;
+    for (let page = 0; ; page++) {
+      if (page >= TOOL_LIST_LIMITS.maxPages) throw new McpConnectError(`the server kept paging its tool list past ${TOOL_LIST_LIMITS.maxPages} pages; cut off`);
+      let result: Awaited<ReturnType<Client['listTools']>>;
+      try {
+        result = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (/timed out|timeout/i.test(message)) {
+          await this.kill(`tools/list did not answer within ${timeoutMs} ms`);
+          throw new McpConnectError(`the server did not answer tools/list within ${timeoutMs} ms; it was stopped`);
+        }
+        throw err;
+      }
+      chars += JSON.stringify(result.tools).length;
+      if (chars > TOOL_LIST_LIMITS.maxChars) throw new McpConnectError(`the server's tool list is larger than ${TOOL_LIST_LIMITS.maxChars} characters; cut off`);
+      for (const tool of result.tools) {
         // "$schema" is noise in a prompt and in our validator; everything else is kept as the server wrote it.
         const { $schema: _drop, ...parameters } = tool.inputSchema as { [key: string]: unknown };
         out.push({ name: tool.name, description: tool.description ?? '', parameters });
       }
-      cursor = page.nextCursor;
-    } while (cursor);
-    return out;
+      if (out.length > TOOL_LIST_LIMITS.maxTools) throw new McpConnectError(`the server lists more than ${TOOL_LIST_LIMITS.maxTools} tools; cut off`);
+      cursor = result.nextCursor;
+      if (!cursor) return out;
+    }
   }
 
   async call(name: string, args: { [key: string]: JsonValue }, limits: McpCallLimits): Promise<McpCallOutcome> {
@@ -136,11 +155,17 @@ export class McpConnection {
       const result = await this.client.callTool({ name, arguments: args }, undefined, { timeout: limits.timeoutMs });
       const content = Array.isArray(result.content) ? (result.content as ContentPart[]) : [];
       const text = content.length > 0 ? contentText(content) : JSON.stringify(result.structuredContent ?? result.toolResult ?? '');
-      return { text: truncateOutput(text, limits.maxOutputChars), isError: result.isError === true, failure: null };
+      const isError = result.isError === true;
+      // The agent must see a rejected call as an error, however the server words it.
+      const shown = isError && !/^\s*error\b/i.test(text) ? `Error: ${text}` : text;
+      return { text: truncateOutput(shown, limits.maxOutputChars), isError, failure: null };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/timed out|timeout/i.test(message)) {
+        // A server that stops answering may never answer again: stop it, so that the next episode
+        // gets a fresh process instead of waiting out the same hang.
         const failure = `tool call ${name} timed out after ${limits.timeoutMs} ms`;
+        await this.kill(`${failure}; the server was stopped`);
         return { text: `Error: ${failure}.`, isError: true, failure };
       }
       if (!this.alive || /closed|EPIPE|not connected/i.test(message)) {
@@ -155,6 +180,20 @@ export class McpConnection {
 
   async close(): Promise<void> {
     this.closedReason ??= 'closed by the client';
+    await this.client.close().catch(() => undefined);
+  }
+
+  /** Stop a server that may be hung (even SIGSTOPped): SIGKILL first, then close the client side. */
+  async kill(reason: string): Promise<void> {
+    this.closedReason ??= reason;
+    const pid = this.pid;
+    if (pid !== null && pid !== undefined) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     await this.client.close().catch(() => undefined);
   }
 }

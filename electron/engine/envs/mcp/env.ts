@@ -1,18 +1,27 @@
 /**
  * `McpToolEnv`: any MCP server plus a JSONL task file becomes a ToolEnv. The tool list comes
- * from the server; one connection serves every episode and is restarted when it has died.
+ * from the server; each episode gets a server of its own per the reset policy (episode-servers.ts).
  */
 import { replayExpert } from '../household/expert';
 import type { EnvRegistration } from '../registry';
 import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
-import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from './connection';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { McpReset } from '../../../contract';
+import { DEFAULT_CALL_LIMITS, type McpCallLimits, type McpServerSpec } from './connection';
 import { McpEpisode } from './episode';
+import { episodeServers, type EpisodeServers } from './episode-servers';
+import { runStateChecks, taskStateItems } from './state-checks';
 import { checkTasksAgainstTools, readTaskFile } from './taskfile';
 
 export interface McpEnvOptions {
   id: string;
   description?: string;
   server: McpServerSpec;
+  /** How episodes are kept apart (episode-servers.ts). Default: restart for a command, none for a URL. */
+  reset?: McpReset;
+  /** Where the restart policy makes its per-episode folders. */
+  episodeRoot?: string;
   tasks: Task[];
   limits?: Partial<McpCallLimits>;
   /** Where the tasks came from, for error messages. */
@@ -24,13 +33,11 @@ export class McpToolEnv implements ToolEnv {
   readonly description: string;
   readonly track = 'mcp' as const;
   readonly limits: McpCallLimits;
-  /** How many times a dead server was started again for a new episode. */
-  restarts = 0;
   private readonly byId: Map<string, Task>;
 
   private constructor(
-    private readonly opts: McpEnvOptions,
-    private connection: McpConnection,
+    opts: McpEnvOptions,
+    private readonly servers: EpisodeServers,
     private readonly toolList: ToolSpec[],
   ) {
     this.id = opts.id;
@@ -39,15 +46,27 @@ export class McpToolEnv implements ToolEnv {
     this.byId = new Map(opts.tasks.map((t) => [t.id, t]));
   }
 
-  /** Connect to the server, read its tool list and check the tasks against it. */
+  /** How episodes are isolated, in words. */
+  get resetDescription(): string {
+    return this.servers.description;
+  }
+
+  /** Start one episode's server, read its tool list and check the tasks against it. */
   static async create(opts: McpEnvOptions): Promise<McpToolEnv> {
-    const connection = await McpConnection.open(opts.server);
+    const limits = { ...DEFAULT_CALL_LIMITS, ...(opts.limits ?? {}) };
+    const reset = opts.reset ?? (opts.server.transport === 'stdio' ? { kind: 'restart' as const, seedFiles: [] } : { kind: 'none' as const, sharedState: true as const });
+    const servers = episodeServers(opts.server, reset, { episodeRoot: opts.episodeRoot ?? join(tmpdir(), 'envace-mcp', opts.id), limits });
     try {
-      const tools = await connection.listTools();
-      checkTasksAgainstTools(opts.tasks, tools, opts.taskSource);
-      return new McpToolEnv(opts, connection, tools);
+      const probe = await servers.acquire();
+      try {
+        const tools = await probe.connection.listTools(limits.timeoutMs);
+        checkTasksAgainstTools(opts.tasks, tools, opts.taskSource);
+        return new McpToolEnv(opts, servers, tools);
+      } finally {
+        await probe.release();
+      }
     } catch (err) {
-      await connection.close();
+      await servers.close();
       throw err;
     }
   }
@@ -71,23 +90,18 @@ export class McpToolEnv implements ToolEnv {
     return task;
   }
 
-  /** The live connection episodes use (exposed so callers can inspect or stop the server). */
-  get server(): McpConnection {
-    return this.connection;
-  }
-
+  /** A server of its own for this episode (per the reset policy), its state checks run before it is released. */
   async reset(task: Task, _seed: number): Promise<McpEpisode> {
-    if (!this.connection.alive) {
-      await this.connection.close();
-      this.connection = await McpConnection.open(this.opts.server);
-      this.restarts += 1;
-    }
+    const server = await this.servers.acquire();
     const names = this.toolList.map((t) => t.name).join(', ');
+    const stateItems = taskStateItems(task);
     return new McpEpisode({
       task,
-      connection: this.connection,
+      connection: server.connection,
       limits: this.limits,
       initialObservation: `Connected to the tool server (${this.toolList.length} tools: ${names}).`,
+      endChecks: stateItems.length ? () => runStateChecks(stateItems, server.connection, this.limits) : undefined,
+      onClose: () => server.release(),
     });
   }
 
@@ -96,7 +110,7 @@ export class McpToolEnv implements ToolEnv {
   }
 
   async close(): Promise<void> {
-    await this.connection.close();
+    await this.servers.close();
   }
 }
 

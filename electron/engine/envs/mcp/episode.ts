@@ -25,6 +25,8 @@ export class McpEpisode implements Episode {
   readonly initialObservation: string;
   /** Server failures seen during the episode (crash, timeout), in order. */
   readonly failures: string[] = [];
+  /** Calls the server answered with an error result (isError), as "tool: text". */
+  private readonly rejected: string[] = [];
   private answer: string | null = null;
   private turns = 0;
   private finished = false;
@@ -44,6 +46,7 @@ export class McpEpisode implements Episode {
     this.envWallMs += performance.now() - started;
     this.envCalls += 1;
     if (outcome.failure && !this.failures.includes(outcome.failure)) this.failures.push(outcome.failure);
+    if (outcome.isError) this.rejected.push(`${name}: ${outcome.text.slice(0, 200)}`);
     return this.opts.translate ? this.opts.translate.text(outcome.text) : outcome.text;
   }
 
@@ -78,6 +81,15 @@ export class McpEpisode implements Episode {
       ...(this.failures.length ? { detail: this.failures.join('; ') } : {}),
     });
     return { passed: checks.every((c) => c.passed || c.skipped), checks };
+  }
+
+  /** The process id of this episode's server (stdio), for tests and diagnostics. */
+  get serverPid(): number | null {
+    return this.opts.connection.pid;
+  }
+
+  rejectedCalls(): string[] {
+    return [...this.rejected];
   }
 
   cost(): EpisodeCost {

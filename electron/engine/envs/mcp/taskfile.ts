@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { UserPathError, readUserText } from '../../user-paths';
 import { parseJsonLines } from '../jsonl';
 import { validateToolArguments } from '../schema-validate';
-import type { Task, ToolSpec } from '../types';
+import type { JsonValue, Task, ToolSpec } from '../types';
+import { STATE_ITEM_SCHEMA, taskStateItems } from './state-checks';
 
 const jsonValue = z.json();
 const args = z.record(z.string(), jsonValue);
@@ -24,6 +25,8 @@ const checklistItem = z.discriminatedUnion('kind', [
     description: z.string().optional(),
   }),
   z.object({ kind: z.literal('communicate'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
+  // End-state checks: scored against the server after the episode (state-checks.ts), not by the transcript.
+  STATE_ITEM_SCHEMA,
 ]);
 
 export const TASK_LINE_SCHEMA = z.object({
@@ -33,7 +36,10 @@ export const TASK_LINE_SCHEMA = z.object({
   checklist: z
     .array(checklistItem)
     .min(1)
-    .refine((items) => items.some((i) => i.weight > 0), 'needs at least one item with a positive weight'),
+    .refine(
+      (items) => items.some((i) => i.kind !== 'state' && i.weight > 0),
+      'needs at least one call, no-call, answer or communicate item with a positive weight (state items check the end state and gate success; the reward reads the transcript)',
+    ),
   gold: z
     .object({
       calls: z.array(z.object({ name: z.string().min(1), arguments: args })).default([]),
@@ -112,9 +118,9 @@ export function parseTaskFile(text: string, envId: string, source = '<tasks>'): 
       split: t.split,
       instruction: t.instruction,
       gold: t.gold ?? { calls: [], answer: null },
-      checklist: t.checklist,
+      checklist: t.checklist.filter((i): i is Exclude<typeof i, { kind: 'state' }> => i.kind !== 'state'),
       maxTurns: t.maxTurns,
-      meta: { line },
+      meta: t.checklist.some((i) => i.kind === 'state') ? { line, state: t.checklist.filter((i) => i.kind === 'state') } : { line },
     });
   }
   if (problems.length > 0) throw new TaskFileError(source, problems);
@@ -143,6 +149,14 @@ export function checkTasksAgainstTools(tasks: readonly Task[], tools: readonly T
     for (const item of task.checklist) {
       if ((item.kind === 'call' || item.kind === 'no-call') && !byName.has(item.name)) {
         problems.push({ line, message: `checklist names tool "${item.name}", which the server does not offer` });
+      }
+    }
+    for (const item of taskStateItems(task)) {
+      const spec = byName.get(item.tool);
+      if (!spec) problems.push({ line, message: `state check calls "${item.tool}", which the server does not offer` });
+      else {
+        const problem = validateToolArguments(spec, item.arguments as { [key: string]: JsonValue });
+        if (problem) problems.push({ line, message: `state check on "${item.tool}" has bad arguments: ${problem}` });
       }
     }
   }

@@ -75,7 +75,7 @@ describe('files: the real MCP filesystem server', () => {
     const r1 = await episode.step({ kind: 'calls', calls: [{ name: 'list_allowed_directories', arguments: {} }] });
     expect(r1.observation).toBe('Allowed directories:\n/sandbox');
     const r2 = await episode.step({ kind: 'calls', calls: [{ name: 'read_text_file', arguments: { path: '/sandbox/nope.txt' } }] });
-    expect(r2.observation).toBe("ENOENT: no such file or directory, open '/sandbox/nope.txt'");
+    expect(r2.observation).toBe("Error: ENOENT: no such file or directory, open '/sandbox/nope.txt'");
     const r3 = await episode.step({ kind: 'calls', calls: [{ name: 'read_text_file', arguments: { path: '/etc/passwd' } }] });
     expect(r3.observation).toMatch(/Access denied - path outside allowed directories/);
     expect(r3.observation).not.toContain(episode.sandboxRoot);

@@ -1,4 +1,6 @@
-// A tiny MCP server for adapter tests: echo, an oversized answer, a slow tool and a tool that kills the process.
+// A tiny MCP server for adapter tests: echo, an oversized answer, a slow tool, a tool that kills the
+// process, a little state (notes, with a reset tool) and a tool that refuses (isError).
+// FIXTURE_LIST=endless pages its tool list forever; FIXTURE_LIST=hang never answers tools/list.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,10 +10,19 @@ const tools = [
   { name: 'big', description: 'Return n characters.', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
   { name: 'sleep', description: 'Wait ms milliseconds.', inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] } },
   { name: 'crash', description: 'Exit the server process.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'note', description: 'Remember a note.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  { name: 'notes', description: 'The notes so far, as a JSON array.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'clear_notes', description: 'Forget every note.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'deny', description: 'Always refused.', inputSchema: { type: 'object', properties: {} } },
 ];
+const notes = [];
 
 const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+  if (process.env.FIXTURE_LIST === 'hang') return new Promise(() => {});
+  if (process.env.FIXTURE_LIST === 'endless') return { tools: [], nextCursor: String(Number(req.params?.cursor ?? 0) + 1) };
+  return { tools };
+});
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
   const args = req.params.arguments ?? {};
   switch (req.params.name) {
@@ -26,6 +37,16 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       process.stderr.write('fixture: crashing on request\n');
       process.exit(3);
       break; // unreachable: exit never returns
+    case 'note':
+      notes.push(String(args.text));
+      return { content: [{ type: 'text', text: `noted (${notes.length})` }] };
+    case 'notes':
+      return { content: [{ type: 'text', text: JSON.stringify(notes) }] };
+    case 'clear_notes':
+      notes.length = 0;
+      return { content: [{ type: 'text', text: 'cleared' }] };
+    case 'deny':
+      return { content: [{ type: 'text', text: 'Access denied' }], isError: true };
     default:
       return { content: [{ type: 'text', text: `Tool ${req.params.name} not found` }], isError: true };
   }

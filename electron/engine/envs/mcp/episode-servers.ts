@@ -1,0 +1,176 @@
+/**
+ * Where an MCP episode's server comes from, per the registration's reset policy, so that episodes
+ * (K parallel rollouts included) never share a server's mutable state unless the user said so:
+ * - restart: a fresh process per episode, over a fresh `{episode_dir}` with the seed files copied in;
+ * - tool: a pool of processes, each lent to one episode at a time after its reset tool has run;
+ * - none: one shared process for everything (the user accepted shared state).
+ * A server that failed during an episode (hung, crashed) is never lent again: the next episode gets a new one.
+ */
+import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { McpReset } from '../../../contract';
+import type { JsonValue } from '../types';
+import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from './connection';
+
+/** A server lent to one episode; `release` returns it (or stops it) when the episode closes. */
+export interface EpisodeServer {
+  connection: McpConnection;
+  /** The episode's own folder (restart policy), null otherwise. */
+  episodeDir: string | null;
+  release(): Promise<void>;
+}
+
+export interface EpisodeServers {
+  /** The policy, in words, for listings and the GUI. */
+  readonly description: string;
+  acquire(): Promise<EpisodeServer>;
+  close(): Promise<void>;
+}
+
+export const EPISODE_DIR = '{episode_dir}';
+
+/** The spec with `{episode_dir}` replaced in args, env values and cwd. */
+export function substituteEpisodeDir(spec: McpServerSpec, dir: string): McpServerSpec {
+  if (spec.transport !== 'stdio') return spec;
+  const sub = (s: string) => s.split(EPISODE_DIR).join(dir);
+  return {
+    ...spec,
+    args: (spec.args ?? []).map(sub),
+    ...(spec.env ? { env: Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, sub(v)])) } : {}),
+    ...(spec.cwd !== undefined ? { cwd: sub(spec.cwd) } : {}),
+  };
+}
+
+export function describeReset(reset: McpReset): string {
+  switch (reset.kind) {
+    case 'restart':
+      return `restart: a fresh server process per episode${reset.seedFiles.length ? `, with ${reset.seedFiles.map((f) => basename(f)).join(', ')} copied into {episode_dir} first` : ''}`;
+    case 'tool':
+      return `tool: "${reset.tool}" is called before each episode; parallel episodes get separate server processes`;
+    case 'none':
+      return 'none: one shared server; episodes see each other’s writes';
+  }
+}
+
+export class RestartServers implements EpisodeServers {
+  readonly description: string;
+  constructor(
+    private readonly spec: McpServerSpec,
+    private readonly seedFiles: readonly string[],
+    private readonly episodeRoot: string,
+  ) {
+    this.description = describeReset({ kind: 'restart', seedFiles: [...seedFiles] });
+  }
+
+  /** A new episode folder (seed files copied in, then `prepare` run on it) and a server started over it. */
+  async acquire(prepare?: (episodeDir: string) => Promise<void>): Promise<EpisodeServer> {
+    await mkdir(this.episodeRoot, { recursive: true });
+    // realpath: servers compare resolved paths, and the folder may sit behind a symlink.
+    const dir = await realpath(await mkdtemp(join(this.episodeRoot, 'ep-')));
+    try {
+      for (const file of this.seedFiles) await cp(file, join(dir, basename(file)), { recursive: true });
+      await prepare?.(dir);
+      const connection = await McpConnection.open(substituteEpisodeDir(this.spec, dir));
+      return {
+        connection,
+        episodeDir: dir,
+        release: async () => {
+          await connection.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Each episode stops its own server; nothing is shared.
+  }
+}
+
+class ResetToolServers implements EpisodeServers {
+  readonly description: string;
+  private readonly idle: McpConnection[] = [];
+  private readonly lent = new Set<McpConnection>();
+  private closed = false;
+
+  constructor(
+    private readonly spec: McpServerSpec,
+    private readonly reset: Extract<McpReset, { kind: 'tool' }>,
+    private readonly limits: McpCallLimits,
+  ) {
+    this.description = describeReset(reset);
+  }
+
+  async acquire(): Promise<EpisodeServer> {
+    let connection = this.idle.pop();
+    while (connection && !connection.alive) connection = this.idle.pop();
+    connection ??= await McpConnection.open(this.spec);
+    const outcome = await connection.call(this.reset.tool, this.reset.arguments as { [key: string]: JsonValue }, this.limits);
+    if (outcome.isError) {
+      await connection.kill('its reset tool failed');
+      throw new Error(`the reset tool "${this.reset.tool}" failed: ${outcome.text}`);
+    }
+    this.lent.add(connection);
+    const lent = connection;
+    return {
+      connection: lent,
+      episodeDir: null,
+      release: async () => {
+        this.lent.delete(lent);
+        if (lent.alive && !this.closed) this.idle.push(lent);
+        else await lent.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.idle.splice(0), ...this.lent].map((c) => c.close()));
+    this.lent.clear();
+  }
+}
+
+class SharedServer implements EpisodeServers {
+  readonly description: string;
+  private current: Promise<McpConnection> | null = null;
+
+  constructor(
+    private readonly spec: McpServerSpec,
+    reset: McpReset,
+  ) {
+    this.description = describeReset(reset);
+  }
+
+  async acquire(): Promise<EpisodeServer> {
+    let connection = this.current ? await this.current.catch(() => null) : null;
+    if (!connection?.alive) {
+      if (connection) await connection.close();
+      this.current = McpConnection.open(this.spec);
+      this.current.catch(() => (this.current = null));
+      connection = await this.current;
+    }
+    return { connection, episodeDir: null, release: async () => {} };
+  }
+
+  async close(): Promise<void> {
+    const connection = this.current ? await this.current.catch(() => null) : null;
+    this.current = null;
+    await connection?.close();
+  }
+}
+
+/** The episode servers of a registration. `episodeRoot` is where restart policy makes its episode folders. */
+export function episodeServers(spec: McpServerSpec, reset: McpReset, opts: { episodeRoot: string; limits?: McpCallLimits }): EpisodeServers {
+  switch (reset.kind) {
+    case 'restart':
+      if (spec.transport !== 'stdio') throw new Error('a server reached by URL cannot be restarted per episode; use reset "tool" or "none"');
+      return new RestartServers(spec, reset.seedFiles, opts.episodeRoot);
+    case 'tool':
+      return new ResetToolServers(spec, reset, opts.limits ?? DEFAULT_CALL_LIMITS);
+    case 'none':
+      return new SharedServer(spec, reset);
+  }
+}
