@@ -55,7 +55,9 @@ export const TOKENIZER_DIR = 'tokenizer';
 export const REFERENCE_DIR = 'reference';
 
 export class RunContext {
-  demoCache?: DemoTranscript[];
+  private demos?: DemoTranscript[];
+  /** Env calls spent gathering demonstrations, not yet reported (data gathering, apart from training's env_calls). */
+  private gatherEnvCalls = 0;
   /** The last step reported through `onStep`. */
   lastStep = 0;
 
@@ -121,8 +123,22 @@ export class RunContext {
   }
 
   /** Report a finished step; evaluate and checkpoint when due. Returns false when the run must stop. */
+  /** The run's demonstrations (expert replays or a file), recorded once per process. */
+  get demoCache(): DemoTranscript[] | undefined {
+    return this.demos;
+  }
+
+  set demoCache(transcripts: DemoTranscript[] | undefined) {
+    this.demos = transcripts;
+    this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
+  }
+
   async finishStep(step: number, stage: Stage, metrics: Record<string, number>, rollouts: NewRollout[]): Promise<boolean> {
     const c = this.config;
+    // Gathering is counted once, on step 1: a resumed run replays the expert again to rebuild its
+    // data, but that repeats the method's data cost rather than adding to it.
+    if (step === 1) metrics.gather_env_calls = this.gatherEnvCalls;
+    this.gatherEnvCalls = 0;
     if (c.evalEvery > 0 && step % c.evalEvery === 0) {
       const ev = await evaluatePolicy(
         this.policy,

@@ -17,6 +17,8 @@ export interface DemoTranscript {
   system: string;
   initialObservation: string;
   steps: Array<{ actionText: string; observation: string | null }>;
+  /** Real environment calls it took to record this (0 for a demonstrations file). */
+  envCalls: number;
 }
 
 export interface Demonstration {
@@ -53,6 +55,7 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
         system: systemText(env.description, tools, toolSchemas),
         initialObservation: episode.initialObservation,
         steps,
+        envCalls: episode.cost().envCalls,
       });
     } finally {
       await episode.close();
@@ -150,6 +153,7 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
       system: systemText(env.description, task?.tools ?? env.tools(), toolSchemas),
       initialObservation: line.initialObservation,
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
+      envCalls: 0,
     });
   }
   if (!out.length) throw new AlgorithmError(`${DEMOS_FILE} ${path} has no demonstrations`);

@@ -34,6 +34,7 @@ export interface TableRow {
   score: Stat | null;
   invalidActionRate: Stat | null;
   /** Env calls spent in the compared RL budget (training). */
+  gatherEnvCalls: Stat | null;
   trainEnvCalls: Stat | null;
   testEnvCallsPerTask: Stat | null;
   tokensPerTask: Stat | null;
@@ -72,6 +73,7 @@ export function aggregate(measurements: readonly Measurement[], envs: readonly s
         success: stat((m) => m.success),
         score: stat((m) => m.meanScore),
         invalidActionRate: stat((m) => m.invalidActionRate),
+        gatherEnvCalls: stat((m) => m.gatherEnvCalls ?? 0),
         trainEnvCalls: stat((m) => m.trainEnvCalls),
         testEnvCallsPerTask: stat((m) => m.envCallsPerTask),
         tokensPerTask: stat((m) => m.tokensPerTask),

@@ -15,6 +15,7 @@ export const COLUMNS: Array<{ title: string; cell: (r: TableRow) => string }> = 
   { title: 'success', cell: (r) => formatStat(r.success, 3) },
   { title: 'score', cell: (r) => formatStat(r.score, 3) },
   { title: 'invalid', cell: (r) => formatStat(r.invalidActionRate, 3) },
+  { title: 'data env calls', cell: (r) => formatStat(r.gatherEnvCalls, 0) },
   { title: 'train env calls', cell: (r) => formatStat(r.trainEnvCalls, 0) },
   { title: 'test env calls/task', cell: (r) => formatStat(r.testEnvCallsPerTask, 2) },
   { title: 'tokens/task', cell: (r) => formatStat(r.tokensPerTask, 0) },

@@ -23,6 +23,8 @@ export interface Measurement {
   evalWallMs: number;
   /** World-model fidelity of the test-time rehearsals (null without rehearsals). */
   fidelity: number | null;
+  /** Env calls spent gathering demonstrations for this run (the `gather_env_calls` metric; 0 for a warm start, which reuses another run's). */
+  gatherEnvCalls: number;
   /** Env calls during the compared RL budget (sum of the `env_calls` metric over its steps). */
   trainEnvCalls: number;
   /** Env calls over every training step up to the evaluated checkpoint. */
@@ -90,7 +92,7 @@ export class ExperimentCancelled extends Error {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-const SERIES_KEYS = ['env_calls', 'step_ms', 'reward', 'rwml/similarity'];
+const SERIES_KEYS = ['env_calls', 'gather_env_calls', 'step_ms', 'reward', 'rwml/similarity'];
 
 /** Waits for runs to end; statuses are recorded from the moment it exists, so no end is missed. */
 function runWatcher(api: WorkbenchApi) {
@@ -218,6 +220,7 @@ async function collect(
       tokensPerTask: ev.tokensPerTask,
       evalWallMs: ev.wallMs,
       fidelity: ev.fidelity,
+      gatherEnvCalls: sumWhere(byKey.get('gather_env_calls'), (s) => s <= step),
       trainEnvCalls: sumWhere(byKey.get('env_calls'), inBudget),
       trainEnvCallsTotal: sumWhere(byKey.get('env_calls'), (s) => s <= step),
       trainWallMs: sumWhere(byKey.get('step_ms'), (s) => s <= step),

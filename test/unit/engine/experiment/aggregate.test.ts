@@ -17,6 +17,7 @@ const measurement = (over: Partial<Measurement>): Measurement => ({
   tokensPerTask: 0,
   evalWallMs: 0,
   fidelity: null,
+  gatherEnvCalls: 0,
   trainEnvCalls: 0,
   trainEnvCallsTotal: 0,
   trainWallMs: 0,

@@ -11,6 +11,7 @@ const row = (over: Partial<TableRow>): TableRow => ({
   success: { mean: 0.25, std: 0.05, n: 2 },
   score: { mean: 0.5, std: 0.1, n: 2 },
   invalidActionRate: null,
+  gatherEnvCalls: { mean: 300, std: 0, n: 2 },
   trainEnvCalls: { mean: 0, std: 0, n: 2 },
   testEnvCallsPerTask: null,
   tokensPerTask: null,

@@ -23,6 +23,7 @@ const m = (over: Partial<Measurement>): Measurement => ({
   tokensPerTask: 50,
   evalWallMs: 2000,
   fidelity: null,
+  gatherEnvCalls: 0,
   trainEnvCalls: 0,
   trainEnvCallsTotal: 0,
   trainWallMs: 4000,
