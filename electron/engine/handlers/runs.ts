@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { ContractError, type Run } from '../../contract';
 import { runDir } from '../home';
 import type { EngineServices } from '../services';
-import { preflight } from '../preflight';
+import { preflight, runConfigFileProblems } from '../preflight';
+import { rootsForTransport } from '../user-paths';
 import { checkpointDir, startTraining } from '../training';
 import type { HandlerGroup } from './types';
 
@@ -25,7 +26,10 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
 ) => ({
   'runs.list': (input) => s.store.runs.list(input),
   'runs.get': ({ id }) => requireRun(s, id),
-  'runs.create': ({ config, start }) => {
+  'runs.create': ({ config, start }, ctx) => {
+    // A file the run will read, named from the workbench window, must lie in the data home like every other path.
+    const fileProblems = runConfigFileProblems(config, rootsForTransport(ctx.transport, s.paths.home));
+    if (fileProblems.length) throw new ContractError('invalid_input', fileProblems.map((p) => p.message).join('; '), fileProblems);
     if (!s.envs.ids().includes(config.env)) {
       const known = s.envs.ids();
       throw new ContractError('invalid_input', `unknown environment "${config.env}"${known.length ? `; known: ${known.join(', ')}` : ''}`, [
@@ -37,7 +41,7 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
   },
-  'runs.preflight': ({ config }) => preflight(config, s.paths.models),
+  'runs.preflight': ({ config }, ctx) => preflight(config, s.paths.models, { roots: rootsForTransport(ctx.transport, s.paths.home) }),
   'runs.start': ({ id }) => {
     const run = requireRun(s, id);
     if (run.status !== 'created') throw new ContractError('conflict', `run ${id} is ${run.status}; only a created run can be started (use resume)`);
