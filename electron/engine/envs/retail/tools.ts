@@ -1,14 +1,17 @@
 /**
  * The 16 tau2 retail tools over the retail DB, written from the tool schemas and policy.md:
  * look-ups; cancel / modify (address, payment, items) of pending orders; return / exchange of
- * delivered orders; default-address change; transfer; a calculator. Refusals are ToolErrors
- * with tau2's wording ("Non-pending order cannot be cancelled", "Payment method not found" …).
+ * delivered orders; default-address change; transfer; a calculator. The rules follow tau2's
+ * `RetailTools` (src/tau2/domains/retail/tools.py), checks in the same order, refusals as
+ * ToolErrors with its wording ("Non-pending order cannot be cancelled", "Variant not found" …),
+ * sums in float and rounded where, and only where, tau2 rounds (Python's round(x, 2)).
  * Writes copy the records they touch (writableRecord), so the shared DB is never changed.
  */
 import { ownRecord, writableRecord, type Db, type JsonObject } from '../tau2/db';
-import { roundCents, ToolError, type ToolArgs, type ToolImpl } from '../tau2/tools';
+import { pyRound2 } from '../tau2/py-number';
+import { ToolError, type ToolArgs, type ToolImpl } from '../tau2/tools';
 import type { JsonValue } from '../types';
-import { calculate } from './calculator';
+import { calculateTool } from './calculator';
 
 export const CANCEL_REASONS = ['no longer needed', 'ordered by mistake'];
 export const RETAIL_WRITE_TOOLS = [
@@ -50,6 +53,16 @@ function paymentMethod(u: Rec, id: string): Rec {
   return pm as Rec;
 }
 
+/** tau2 tells a gift card by its type (`isinstance(..., GiftCard)`), i.e. its `source`, not by its id. */
+const isGiftCard = (pm: Rec): boolean => pm.source === 'gift_card';
+
+/**
+ * tau2's `_is_pending_order`: "pending" in the status, so a `pending (item modified)` order may
+ * still have its address or payment changed. Cancelling and modifying items keep the strict
+ * `status == "pending"` test, as tau2 does.
+ */
+const isPending = (o: Rec): boolean => String(o.status).includes('pending');
+
 /** Write access to an order and to its owner (for gift-card balances). */
 function writableOrder(db: Db, id: string): { o: Rec; owner: () => Rec } {
   order(db, id);
@@ -57,9 +70,10 @@ function writableOrder(db: Db, id: string): { o: Rec; owner: () => Rec } {
   return { o, owner: () => writableRecord(db, 'users', String(o.user_id)) };
 }
 
+/** `balance += delta; balance = round(balance, 2)`, as every tau2 gift-card update does. */
 function addGiftBalance(u: Rec, pmId: string, delta: number): void {
   const pm = (u.payment_methods as Rec)[pmId] as Rec;
-  pm.balance = roundCents(Number(pm.balance) + delta);
+  pm.balance = pyRound2(Number(pm.balance) + delta);
 }
 
 const ADDRESS_KEYS = ['address1', 'address2', 'city', 'state', 'country', 'zip'];
@@ -77,28 +91,32 @@ function checkItemsInOrder(o: Rec, itemIds: string[], missing: (id: string) => s
 }
 
 /**
- * Validate old → new item pairs (same product, available) and return the price difference.
+ * tau2's pairing of old → new items (modify and exchange alike): counts must match, then each
+ * new id must be a variant of the old item's product (`Variant not found`) and available.
  * Modifying a pending order to the very same item is refused; exchanging a delivered item for an
- * identical new one is allowed (a replacement).
+ * identical new one is allowed (a replacement). The difference is the plain float sum of
+ * new − old prices; the caller rounds it or not, as tau2 does.
  */
 function priceDifference(db: Db, o: Rec, itemIds: string[], newIds: string[], what: 'modified' | 'exchanged'): { diff: number; variants: Rec[] } {
-  if (itemIds.length !== newIds.length) throw new ToolError(`The number of items to be ${what} should match`);
+  if (itemIds.length !== newIds.length)
+    throw new ToolError(what === 'modified' ? 'The number of items to be exchanged should match' : 'The number of items to be exchanged should match.');
   let diff = 0;
   const variants: Rec[] = [];
   itemIds.forEach((oldId, k) => {
-    const old = (o.items as Rec[]).find((it) => it.item_id === oldId) as Rec;
     if (what === 'modified' && newIds[k] === oldId) throw new ToolError('The new item id should be different from the old item id');
+    const old = (o.items as Rec[]).find((it) => it.item_id === oldId) as Rec;
     const variant = ownRecord(product(db, String(old.product_id)).variants, newIds[k]);
-    if (!variant || variant.available !== true) throw new ToolError(`New item ${newIds[k]} not found or available`);
+    if (!variant) throw new ToolError('Variant not found');
+    if (variant.available !== true) throw new ToolError(`New item ${newIds[k]} not found or available`);
     diff += Number(variant.price) - Number(old.price);
     variants.push(variant);
   });
-  return { diff: roundCents(diff), variants };
+  return { diff, variants };
 }
 
 export const RETAIL_TOOLS: Record<string, ToolImpl> = {
   calculate(_db, args) {
-    return String(roundCents(calculate(s(args, 'expression'))));
+    return calculateTool(s(args, 'expression'));
   },
 
   cancel_pending_order(db, args) {
@@ -108,11 +126,13 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
     if (!CANCEL_REASONS.includes(reason)) throw new ToolError('Invalid reason');
     const { o, owner } = writableOrder(db, id);
     const refunds: Rec[] = [];
+    // As tau2's cancel_pending_order: one refund per payment-history entry, whatever its type
+    // (after a payment change that refunds the old method a second time). Gift cards are
+    // credited at once; other methods in 5–7 business days (outside the DB).
     for (const p of o.payment_history as Rec[]) {
-      if (p.transaction_type !== 'payment') continue;
+      const pmId = String(p.payment_method_id);
       refunds.push({ transaction_type: 'refund', amount: p.amount, payment_method_id: p.payment_method_id });
-      // Gift cards are refunded at once; other methods in 5–7 business days (outside the DB).
-      if (String(p.payment_method_id).startsWith('gift_card')) addGiftBalance(owner(), String(p.payment_method_id), Number(p.amount));
+      if (isGiftCard(paymentMethod(user(db, String(o.user_id)), pmId))) addGiftBalance(owner(), pmId, Number(p.amount));
     }
     o.status = 'cancelled';
     o.cancel_reason = reason;
@@ -126,11 +146,12 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
     if (cur.status !== 'delivered') throw new ToolError('Non-delivered order cannot be exchanged');
     const itemIds = list(args, 'item_ids');
     const newIds = list(args, 'new_item_ids');
-    checkItemsInOrder(cur, itemIds, (x) => `${x} not found`);
-    const { diff } = priceDifference(db, cur, itemIds, newIds, 'exchanged');
+    checkItemsInOrder(cur, itemIds, (x) => `Number of ${x} not found.`);
+    // tau2 rounds the exchange difference (not the modify one).
+    const diff = pyRound2(priceDifference(db, cur, itemIds, newIds, 'exchanged').diff);
     const pmId = s(args, 'payment_method_id');
     const pm = paymentMethod(user(db, String(cur.user_id)), pmId);
-    if (pm.source === 'gift_card' && Number(pm.balance) < diff) throw new ToolError('Insufficient gift card balance to pay for the price difference');
+    if (isGiftCard(pm) && Number(pm.balance) < diff) throw new ToolError('Insufficient gift card balance to pay for the price difference');
     const { o } = writableOrder(db, id);
     o.status = 'exchange requested';
     o.exchange_items = [...itemIds].sort();
@@ -180,7 +201,7 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
 
   modify_pending_order_address(db, args) {
     const id = s(args, 'order_id');
-    if (order(db, id).status !== 'pending') throw new ToolError('Non-pending order cannot be modified');
+    if (!isPending(order(db, id))) throw new ToolError('Non-pending order cannot be modified');
     const { o } = writableOrder(db, id);
     o.address = addressOf(args);
     return o;
@@ -196,16 +217,19 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
     const { diff, variants } = priceDifference(db, cur, itemIds, newIds, 'modified');
     const pmId = s(args, 'payment_method_id');
     const pm = paymentMethod(user(db, String(cur.user_id)), pmId);
-    if (pm.source === 'gift_card' && Number(pm.balance) < diff) throw new ToolError('Insufficient gift card balance to pay for the new item');
+    if (isGiftCard(pm) && Number(pm.balance) < diff) throw new ToolError('Insufficient gift card balance to pay for the new item');
     const { o, owner } = writableOrder(db, id);
+    // tau2 records the unrounded difference here; only the gift-card balance is rounded.
     (o.payment_history as Rec[]).push({ transaction_type: diff > 0 ? 'payment' : 'refund', amount: Math.abs(diff), payment_method_id: pmId });
-    if (pm.source === 'gift_card') addGiftBalance(owner(), pmId, -diff);
-    const done = new Set<number>();
+    if (isGiftCard(pm)) addGiftBalance(owner(), pmId, -diff);
+    // As tau2's modify_pending_order_items: each old id is replaced in the first item that still
+    // carries it, and every replaced item takes the price and options of the LAST new variant
+    // (tau2 reuses the loop variable of its validation pass). Kept so end states match tau2's.
+    const last = variants.at(-1);
     itemIds.forEach((oldId, k) => {
       const items = o.items as Rec[];
-      const idx = items.findIndex((it, j) => !done.has(j) && it.item_id === oldId);
-      done.add(idx);
-      items[idx] = { ...items[idx], item_id: newIds[k], price: variants[k].price, options: structuredClone(variants[k].options) };
+      const idx = items.findIndex((it) => it.item_id === oldId);
+      items[idx] = { ...items[idx], item_id: newIds[k], price: last?.price ?? null, options: structuredClone(last?.options ?? null) };
     });
     o.status = 'pending (item modified)';
     return o;
@@ -214,7 +238,7 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
   modify_pending_order_payment(db, args) {
     const id = s(args, 'order_id');
     const cur = order(db, id);
-    if (cur.status !== 'pending') throw new ToolError('Non-pending order cannot be modified');
+    if (!isPending(cur)) throw new ToolError('Non-pending order cannot be modified');
     const pmId = s(args, 'payment_method_id');
     const pm = paymentMethod(user(db, String(cur.user_id)), pmId);
     const history = cur.payment_history as Rec[];
@@ -223,14 +247,15 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
     const oldId = String(history[0].payment_method_id);
     if (oldId === pmId) throw new ToolError('The new payment method should be different from the current one');
     const amount = Number(history[0].amount);
-    if (pm.source === 'gift_card' && Number(pm.balance) < amount) throw new ToolError('Insufficient gift card balance to pay for the order');
+    if (isGiftCard(pm) && Number(pm.balance) < amount) throw new ToolError('Insufficient gift card balance to pay for the order');
+    const old = paymentMethod(user(db, String(cur.user_id)), oldId);
     const { o, owner } = writableOrder(db, id);
     (o.payment_history as Rec[]).push(
       { transaction_type: 'payment', amount, payment_method_id: pmId },
       { transaction_type: 'refund', amount, payment_method_id: oldId },
     );
-    if (pm.source === 'gift_card') addGiftBalance(owner(), pmId, -amount);
-    if (oldId.startsWith('gift_card')) addGiftBalance(owner(), oldId, amount);
+    if (isGiftCard(pm)) addGiftBalance(owner(), pmId, -amount);
+    if (isGiftCard(old)) addGiftBalance(owner(), oldId, amount);
     return o;
   },
 
@@ -247,9 +272,9 @@ export const RETAIL_TOOLS: Record<string, ToolImpl> = {
     const cur = order(db, id);
     if (cur.status !== 'delivered') throw new ToolError('Non-delivered order cannot be returned');
     const pmId = s(args, 'payment_method_id');
-    paymentMethod(user(db, String(cur.user_id)), pmId);
+    const pm = paymentMethod(user(db, String(cur.user_id)), pmId);
     const original = String((cur.payment_history as Rec[])[0]?.payment_method_id);
-    if (pmId !== original && !pmId.startsWith('gift_card')) throw new ToolError('Payment method should be the original payment method');
+    if (pmId !== original && !isGiftCard(pm)) throw new ToolError('Payment method should be the original payment method');
     const itemIds = list(args, 'item_ids');
     checkItemsInOrder(cur, itemIds, () => 'Some item not found');
     const { o } = writableOrder(db, id);
