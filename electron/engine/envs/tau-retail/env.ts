@@ -1,7 +1,8 @@
 /**
  * `tau-retail` — the pretrained track's retail benchmark over the same 16 tools as `retail`.
  * Rewards as the benchmarks define them: DB hash against the gold replay, plus the strings to
- * communicate (v1 `outputs`); tau2's NL assertions are reported as skipped.
+ * communicate (v1 `outputs`, tau2 `communicate_info` where the reward basis has COMMUNICATE);
+ * tau2 tasks whose reward needs NL assertions judged are reported unchecked, never passed.
  */
 import { dataPath } from '../data-dir';
 import { ToolEpisode } from '../episode-base';

@@ -1,11 +1,14 @@
 /**
- * tau2's reward rules as end-state checks. A task's reward is the product of its `reward_basis`
- * parts, so the episode passes when every non-skipped part passes:
+ * tau2's reward rules (src/tau2/evaluator/) as end-state checks. A task's reward is the product
+ * of its `reward_basis` parts, so the episode passes when every part passes:
  * - DB: the agent's end-state hash equals the hash after replaying the gold actions on a fresh copy;
  * - COMMUNICATE: each required string appears in some agent message (case-insensitive, commas removed);
  * - ACTION: each gold action was called with equal arguments (only `compare_args`, when given);
  * - ENV_ASSERTION: domain assertions on the end state hold;
- * - NL_ASSERTION: needs an LLM judge — reported as skipped, never counted.
+ * - NL_ASSERTION: needs an LLM judge, which we do not run. As tau2's NLAssertionsEvaluator, a task
+ *   with none passes this part; a task with some is UNCHECKED: reported as a check that is
+ *   `skipped` and not `passed`, and the episode is not counted as passed (its reward is unknown).
+ *   Assertions outside the reward basis are listed as skipped, passed, and do not count (as in tau2).
  */
 import { communicated } from '../checklist';
 import type { EnvCheck, EpisodeTranscript, JsonValue, ToolCall } from '../types';
@@ -95,20 +98,28 @@ export function tau2Check(args: {
         });
         break;
       }
-      case 'NL_ASSERTION':
-        break; // reported below, whether or not it gates the reward
+      case 'NL_ASSERTION': {
+        const n = criteria.nlAssertions.length;
+        checks.push(
+          n === 0
+            ? { name: 'NL_ASSERTION', passed: true, detail: 'no NL assertions to judge' }
+            : { name: 'NL_ASSERTION', passed: false, skipped: true, detail: `unchecked: ${n} NL assertion(s) need an LLM judge, so the reward is unknown` },
+        );
+        break;
+      }
     }
   }
-  if (criteria.rewardBasis.includes('NL_ASSERTION') || criteria.nlAssertions.length > 0) {
+  if (!criteria.rewardBasis.includes('NL_ASSERTION') && criteria.nlAssertions.length > 0) {
     checks.push({
       name: 'NL_ASSERTION',
       passed: true,
       skipped: true,
-      detail: `needs an LLM judge; ${criteria.nlAssertions.length} assertion(s) not evaluated`,
+      detail: `not in the reward basis: ${criteria.nlAssertions.length} NL assertion(s) not judged and not counted`,
     });
   }
   for (const c of checks) if (c.detail === undefined) delete c.detail;
-  return { passed: checks.every((c) => c.skipped || c.passed), checks };
+  // An unchecked part (skipped, not passed) keeps the episode from passing: never assumed true.
+  return { passed: checks.every((c) => c.passed), checks };
 }
 
 /** Parse a task's reward_basis, defaulting as tau2 does. */
@@ -116,4 +127,13 @@ export function parseRewardBasis(raw: unknown): RewardPart[] {
   const known: RewardPart[] = ['DB', 'COMMUNICATE', 'ACTION', 'ENV_ASSERTION', 'NL_ASSERTION'];
   if (!Array.isArray(raw)) return [...DEFAULT_REWARD_BASIS];
   return raw.filter((x): x is RewardPart => known.includes(x as RewardPart));
+}
+
+/**
+ * Reward parts an env check could not evaluate: its checks that are skipped and not passed. A
+ * task with any is "unchecked": it never counts as a success, and oracle figures should report
+ * it apart from the checkable tasks rather than as a failure of tools or gold.
+ */
+export function uncheckedParts(check: EnvCheck): string[] {
+  return check.checks.filter((c) => c.skipped && !c.passed).map((c) => c.name);
 }

@@ -36,14 +36,17 @@ export interface RawTau2Task {
 
 export function criteriaOf(raw: RawTau2Task): Tau2Criteria {
   const ec = raw.evaluation_criteria ?? {};
+  const rewardBasis = parseRewardBasis(ec.reward_basis);
   return {
-    rewardBasis: parseRewardBasis(ec.reward_basis),
+    rewardBasis,
     actions: (ec.actions ?? []).map((a): GoldAction => ({
       name: a.name,
       arguments: a.arguments,
       ...(Array.isArray(a.compare_args) ? { compareArgs: a.compare_args } : {}),
     })),
-    communicate: ec.communicate_info ?? [],
+    // tau2 only scores communicate_info when COMMUNICATE is in the reward basis; elsewhere the
+    // strings are not part of the task (36 retail tasks list some under a DB + NL_ASSERTION basis).
+    communicate: rewardBasis.includes('COMMUNICATE') ? (ec.communicate_info ?? []) : [],
     nlAssertions: ec.nl_assertions ?? [],
   };
 }
