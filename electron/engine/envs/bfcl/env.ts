@@ -4,6 +4,7 @@
  * the end-state check is the BFCL verdict from `checker.ts`.
  */
 import { dataPath } from '../data-dir';
+import { parseAction } from '../parser';
 import { replayExpert } from '../household/expert';
 import { validateToolArguments } from '../schema-validate';
 import type { Action, ChecklistItem, EnvCheck, Episode, EpisodeCost, ExpertPolicy, JsonValue, Split, StepResult, Task, TaskRef, ToolCall, ToolEnv, ToolSpec } from '../types';
@@ -83,7 +84,7 @@ function inconsistency(task: Task, item: BfclItem): string | null {
 class BfclEpisode implements Episode {
   readonly initialObservation = '';
   private calls: ToolCall[] | null = null;
-  private invalid: string | null = null;
+  private invalid: { error: string; raw: string } | null = null;
   private finished = false;
 
   constructor(readonly task: Task) {}
@@ -92,7 +93,7 @@ class BfclEpisode implements Episode {
     if (this.finished) return { observation: 'The episode is over; no further actions are accepted.', done: true };
     this.finished = true;
     if (action.kind === 'invalid') {
-      this.invalid = action.error;
+      this.invalid = { error: action.error, raw: action.raw };
       return { observation: action.error, done: true };
     }
     this.calls = action.kind === 'calls' ? action.calls : [];
@@ -101,10 +102,20 @@ class BfclEpisode implements Episode {
 
   async finalCheck(): Promise<EnvCheck> {
     const name = `bfcl ${String(this.task.meta?.category)}`;
-    if (this.invalid !== null) return { passed: false, checks: [{ name, passed: false, detail: `the action was not valid: ${this.invalid}` }] };
     const expected = (this.task.meta?.groundTruth ?? []) as unknown as GroundTruthCall[];
     const functions = (this.task.meta?.functions ?? []) as unknown as BfclFunction[];
-    const verdict = checkBfcl(this.calls ?? [], expected, functions);
+    let calls = this.calls ?? [];
+    if (this.invalid !== null) {
+      // BFCL judges what its decoder makes of the output, with no schema check: calls that parse
+      // but break a tool schema are still checked; output that decodes to no call at all is "no
+      // call", which is right for irrelevance items and wrong elsewhere (eval_runner's
+      // relevance/irrelevance and AST paths).
+      const decoded = parseAction(this.invalid.raw);
+      if (decoded.kind === 'calls') calls = decoded.calls;
+      else if (expected.length > 0) return { passed: false, checks: [{ name, passed: false, detail: `the action was not valid: ${this.invalid.error}` }] };
+      else calls = [];
+    }
+    const verdict = checkBfcl(calls, expected, functions);
     return { passed: verdict.passed, checks: [{ name, passed: verdict.passed, detail: verdict.detail }] };
   }
 

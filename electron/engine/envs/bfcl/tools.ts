@@ -2,7 +2,10 @@
 import type { JsonSchema, ToolSpec } from '../types';
 import type { BfclFunction, BfclSchema } from './data';
 
-/** BFCL's type words → JSON Schema types; `any` gets no type constraint. */
+/**
+ * BFCL's type words → JSON Schema types. `any` is a string, as BFCL's GORILLA_TO_OPENAPI shows it
+ * to models and its checker reads it (`"any": str`).
+ */
 const TYPE_MAP: Record<string, string | null> = {
   dict: 'object',
   object: 'object',
@@ -17,7 +20,7 @@ const TYPE_MAP: Record<string, string | null> = {
   array: 'array',
   list: 'array',
   tuple: 'array',
-  any: null,
+  any: 'string',
 };
 
 export function toJsonSchema(schema: BfclSchema): JsonSchema {
