@@ -1,5 +1,7 @@
 import type { WorkbenchApi } from '../contract';
 import { createEngine, type Engine } from '../engine/host';
+import path from 'node:path';
+import { setScratchRoot } from '../engine/envs/scratch';
 import { ensureHome, resolveHome } from '../engine/home';
 import { inProcessClient } from '../engine/in-process';
 import { loadUserEnvs } from '../engine/user-envs';
@@ -19,5 +21,7 @@ export async function withEngine<T>(home: string | undefined, body: (api: Workbe
  * environments without an engine (the oracle policy): the same loader the engine uses.
  */
 export async function withUserEnvs(home: string | undefined): Promise<void> {
-  await loadUserEnvs(ensureHome(resolveHome(home)));
+  const paths = ensureHome(resolveHome(home));
+  setScratchRoot(path.join(paths.home, 'tmp'));
+  await loadUserEnvs(paths);
 }

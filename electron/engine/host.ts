@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { createDispatcher, methods, type EventName, type Handlers, type MethodName, type Result } from '../contract';
 import { ComputeClient } from './compute/client';
 import { EventBus } from './events';
 import { registryCatalog } from './env-catalog';
 import { closeEnvs } from './envs/registry';
+import { setScratchRoot } from './envs/scratch';
 import { envsHandlers } from './handlers/envs';
 import { evalsHandlers } from './handlers/evals';
 import { jobsHandlers } from './handlers/jobs';
@@ -51,6 +53,7 @@ function processLabel(): string {
 /** Compose the engine: store, job queue, compute worker, environments, handler table. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const paths = ensureHome(resolveHome(options.home));
+  setScratchRoot(path.join(paths.home, 'tmp'));
   const lease = new HomeLease(paths.home, options.label ?? processLabel());
   const owner = lease.tryAcquire();
   // Only the owner migrates and marks runs interrupted: it holds the lease, so the engine that

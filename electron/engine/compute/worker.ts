@@ -1,6 +1,7 @@
 // The compute worker: ONNX Runtime's session.run blocks the thread that calls it, so all
 // model work happens here and the engine's main thread stays free to answer queries.
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { availableProviders } from '../../../native-models/runtime/session';
 import type { ComputeOp, ComputeOps, ComputeRequest, ComputeResponse } from './protocol';
@@ -20,8 +21,10 @@ type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContex
 async function userEnvsReady(): Promise<void> {
   const home = (workerData as { home?: string | null } | null)?.home;
   if (!home) return;
-  const [{ loadUserEnvs }, { homePaths }] = await Promise.all([import('../user-envs'), import('../home')]);
-  await loadUserEnvs(homePaths(home));
+  const [{ loadUserEnvs }, { homePaths }, { setScratchRoot }] = await Promise.all([import('../user-envs'), import('../home'), import('../envs/scratch')]);
+  const paths = homePaths(home);
+  setScratchRoot(join(paths.home, 'tmp'));
+  await loadUserEnvs(paths);
 }
 
 const ops: OpTable = {

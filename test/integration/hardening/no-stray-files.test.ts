@@ -11,7 +11,7 @@ function listAll(root: string): string[] {
   return fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => path.join(root, f));
 }
 
-describe('a training run writes only under its data home', () => {
+describe('a training run and an episode of the files env write only under the data home', () => {
   it('leaves HOME, XDG_CACHE_HOME and TMPDIR empty (no ORT telemetry db, no mat-debug log)', async () => {
     const [home, userHome, cache, tmp] = ['envace-data-', 'envace-user-', 'envace-xdg-', 'envace-tmp-'].map((p) => {
       const dir = tempHome(p);
@@ -29,6 +29,9 @@ describe('a training run writes only under its data home', () => {
     const code = await new Promise((r) => child.once('exit', r));
     expect(code, output).toBe(0);
     expect(output).toContain('status completed');
+    expect(output).toContain('files ok');
+    // Sandboxes live (briefly) under the data home, not in TMPDIR.
+    expect(/sandbox (\S+)/.exec(output)?.[1]).toMatch(new RegExp(`^${fs.realpathSync(home)}/tmp/files/`));
     expect(listAll(home).length, 'the run wrote its data home').toBeGreaterThan(0);
     expect([...listAll(userHome), ...listAll(cache), ...listAll(tmp)]).toEqual([]);
   }, 120_000);

@@ -4,13 +4,13 @@
  * answers is what the agent sees.
  */
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { scoreChecklist } from '../checklist';
 import { replayExpert } from '../household/expert';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from '../mcp/connection';
 import { McpEpisode, type McpEpisodeOptions } from '../mcp/episode';
 import { EPISODE_DIR, RestartServers } from '../mcp/episode-servers';
+import { scratchDir } from '../scratch';
 import { GeneratedTaskSet } from '../task-set';
 import type { EnvCheck, ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { SANDBOX_ALIAS, Sandbox } from './sandbox';
@@ -39,7 +39,7 @@ function serverFor(root: string): McpServerSpec {
 
 /** The files env is a user of the restart policy: a fresh server over a fresh `{episode_dir}` per episode. */
 function filesServers(): RestartServers {
-  return new RestartServers(serverFor(EPISODE_DIR), [], join(tmpdir(), 'envace-files'));
+  return new RestartServers(serverFor(EPISODE_DIR), [], scratchDir('files'));
 }
 
 /** The task's answer items, scored on the final answer alone, become end-state checks too. */
@@ -109,7 +109,7 @@ export class FilesEnv implements ToolEnv {
     }
     const tasksPerSplit = opts.tasksPerSplit ?? FILES_DEFAULTS.tasksPerSplit;
     if (!Number.isInteger(tasksPerSplit) || tasksPerSplit < 1) throw new RangeError(`files: tasksPerSplit must be a positive integer, got ${opts.tasksPerSplit}`);
-    const probe = await Sandbox.create({ dirs: [], files: [] });
+    const probe = await Sandbox.create({ dirs: [], files: [] }, scratchDir('files'));
     try {
       const conn = await McpConnection.open(serverFor(probe.root));
       try {

@@ -14,10 +14,11 @@ export const SANDBOX_ALIAS = '/sandbox';
 export class Sandbox {
   private constructor(readonly root: string) {}
 
-  /** Write the tree into a fresh temporary folder. */
-  static async create(tree: SandboxTree): Promise<Sandbox> {
+  /** Write the tree into a fresh folder under `parent` (the system's temp folder by default). */
+  static async create(tree: SandboxTree, parent = tmpdir()): Promise<Sandbox> {
+    await mkdir(parent, { recursive: true });
     // realpath: the server compares resolved paths, and tmpdir may sit behind a symlink.
-    return Sandbox.fill(await realpath(await mkdtemp(join(tmpdir(), 'envace-files-'))), tree);
+    return Sandbox.fill(await realpath(await mkdtemp(join(parent, 'envace-files-'))), tree);
   }
 
   /** Write the tree into an existing empty folder (an episode folder of the restart policy). */

@@ -4,8 +4,8 @@
  */
 import { replayExpert } from '../household/expert';
 import type { EnvRegistration } from '../registry';
+import { scratchDir } from '../scratch';
 import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpReset } from '../../../contract';
 import { DEFAULT_CALL_LIMITS, type McpCallLimits, type McpServerSpec } from './connection';
@@ -55,7 +55,7 @@ export class McpToolEnv implements ToolEnv {
   static async create(opts: McpEnvOptions): Promise<McpToolEnv> {
     const limits = { ...DEFAULT_CALL_LIMITS, ...(opts.limits ?? {}) };
     const reset = opts.reset ?? (opts.server.transport === 'stdio' ? { kind: 'restart' as const, seedFiles: [] } : { kind: 'none' as const, sharedState: true as const });
-    const servers = episodeServers(opts.server, reset, { episodeRoot: opts.episodeRoot ?? join(tmpdir(), 'envace-mcp', opts.id), limits });
+    const servers = episodeServers(opts.server, reset, { episodeRoot: opts.episodeRoot ?? scratchDir(join('mcp', opts.id)), limits });
     try {
       const probe = await servers.acquire();
       try {
