@@ -1,27 +1,11 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { EnvSummary } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { describeError } from '../../api/errors';
 import { ErrorNotice } from '../../components/Notice';
 import { useCall } from '../../hooks/useCall';
+import { EnvVarRows, Field, ResetPolicyFields } from './McpFields';
 import { buildAddMcpInput, emptyMcpForm, engineErrorField, type McpField, type McpFormValues, type McpIssues } from './mcp-form';
-
-function Field({ label, issue, hint, children }: { label: string; issue?: string; hint?: ReactNode; children: ReactNode }) {
-  return (
-    <div className="mcp-field">
-      <label>
-        <span className="mcp-label">{label}</span>
-        {children}
-      </label>
-      {hint && <p className="muted mcp-hint">{hint}</p>}
-      {issue && (
-        <p className="knob-issue" role="alert">
-          {issue}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /**
  * Add a user's MCP server with a task file as an environment. The engine starts the server and
@@ -38,11 +22,14 @@ export function AddMcpForm({ onAdded, onClose }: { onAdded: (env: EnvSummary) =>
   const issues: McpIssues = submitted && !local.ok ? local.issues : {};
   const remoteText = remote ? describeError(remote.error).detail : undefined;
   const issueFor = (field: McpField) => (remote?.field === field ? remoteText : issues[field]);
-  const set = (key: keyof McpFormValues, value: string) => {
-    setValues((v) => ({ ...v, [key]: value }));
+  const update = (patch: Partial<McpFormValues>) => {
+    setValues((v) => ({ ...v, ...patch }));
     setRemote(null);
   };
+  const set = (key: keyof McpFormValues, value: string) => update({ [key]: value });
   const dataHome = info.data?.dataHome;
+  // A URL with "restart" still picked (it was the default) is said at once, not only after Add.
+  const resetIssue = issueFor('reset') ?? (values.transport === 'http' && values.reset === 'restart' && !local.ok ? local.issues.reset : undefined);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -62,7 +49,10 @@ export function AddMcpForm({ onAdded, onClose }: { onAdded: (env: EnvSummary) =>
   return (
     <form className="card mcp-form" onSubmit={submit} aria-labelledby="add-mcp-title" data-testid="add-mcp-form" noValidate>
       <h2 id="add-mcp-title">Add an MCP server</h2>
-      <p className="muted">Its tools become an environment; the task file says what agents should do with them and how each attempt is scored.</p>
+      <p className="muted">
+        Its tools become an environment; the task file says what agents should do with them and how each attempt is scored, and the reset policy how
+        episodes are kept from seeing each other's changes.
+      </p>
       <Field label="Environment id" issue={issueFor('id')} hint="Letters, digits and . _ : @ / -; shown in the list and picked in New run.">
         <input type="text" value={values.id} onChange={(e) => set('id', e.target.value)} data-testid="mcp-id" aria-invalid={issueFor('id') ? true : undefined} />
       </Field>
@@ -78,21 +68,37 @@ export function AddMcpForm({ onAdded, onClose }: { onAdded: (env: EnvSummary) =>
         </label>
       </fieldset>
       {values.transport === 'stdio' ? (
-        <Field label="Command and arguments" issue={issueFor('server')} hint="Started directly, not through a shell; quote arguments that contain spaces.">
-          <input type="text" className="mono" value={values.commandLine} onChange={(e) => set('commandLine', e.target.value)} placeholder="npx -y @modelcontextprotocol/server-filesystem /data" data-testid="mcp-command" aria-invalid={issueFor('server') ? true : undefined} />
-        </Field>
+        <>
+          <Field label="Command and arguments" issue={issueFor('server')} hint="Started directly, not through a shell; quote arguments that contain spaces.">
+            <input type="text" className="mono" value={values.commandLine} onChange={(e) => set('commandLine', e.target.value)} placeholder="npx -y @modelcontextprotocol/server-filesystem /data" data-testid="mcp-command" aria-invalid={issueFor('server') ? true : undefined} />
+          </Field>
+          <EnvVarRows rows={values.envRows} issue={issueFor('env')} onChange={(envRows) => update({ envRows })} />
+          <Field
+            label="Working folder (optional)"
+            issue={issueFor('cwd')}
+            hint={
+              <>
+                Where the server process starts; blank: the workbench's own. <code>{'{episode_dir}'}</code> starts it in the episode's folder.
+              </>
+            }
+          >
+            <input type="text" className="mono" value={values.cwd} onChange={(e) => set('cwd', e.target.value)} placeholder="{episode_dir}" data-testid="mcp-cwd" aria-invalid={issueFor('cwd') ? true : undefined} />
+          </Field>
+        </>
       ) : (
         <Field label="Server URL" issue={issueFor('server')}>
           <input type="url" className="mono" value={values.url} onChange={(e) => set('url', e.target.value)} placeholder="http://127.0.0.1:3001/mcp" data-testid="mcp-url" aria-invalid={issueFor('server') ? true : undefined} />
         </Field>
       )}
+      <ResetPolicyFields values={values} issue={resetIssue} dataHome={dataHome} onChange={update} />
       <Field
         label="Task file (JSON Lines)"
         issue={issueFor('taskFile')}
         hint={
           <>
             One task a line: <code>{'{"id", "instruction", "split"?, "checklist": [{"kind": "call", "weight", "name", "args"?} | {"kind": "answer", "weight", "expected": […]}], "gold"?, "maxTurns"?}'}</code>. From
-            the workbench window it must sit inside the data home{dataHome ? <> (<code>{dataHome}</code>)</> : null}.
+            the workbench window it must sit inside the data home{dataHome ? <> (<code>{dataHome}</code>)</> : null}; it is copied into the home when the
+            environment is added, so later edits to your file change nothing.
           </>
         }
       >
