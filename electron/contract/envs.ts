@@ -102,7 +102,8 @@ export const EnvsTestOutput = z.strictObject({
   tools: z.array(z.string()),
   reset: z.string(),
   oracle: z.strictObject({
-    split: z.record(EnvSplit, z.strictObject({ passed: z.number().int(), total: z.number().int() })),
+    /** total counts every task; unchecked ones (a check the env cannot make) are neither passed nor failures. */
+    split: z.record(EnvSplit, z.strictObject({ passed: z.number().int(), total: z.number().int(), unchecked: z.number().int().optional() })),
     failures: z.array(z.strictObject({ taskId: z.string(), reason: z.string() })),
   }),
   wallMs: z.number(),

@@ -60,8 +60,8 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
       const failures: EnvsTestOutput['oracle']['failures'] = [];
       for (const s of SPLITS) {
         const result = await runOracle(env, s);
-        split[s] = { passed: result.perTask.filter((r) => r.success).length, total: result.perTask.length };
-        for (const r of result.perTask.filter((x) => !x.success)) {
+        split[s] = { passed: result.perTask.filter((r) => r.success).length, total: result.perTask.length, ...(result.unchecked ? { unchecked: result.unchecked } : {}) };
+        for (const r of result.perTask.filter((x) => !x.success && x.unchecked.length === 0)) {
           const failed = [...r.envCheck.checks.filter((c) => !c.passed && !c.skipped).map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`), ...r.checklist.items.filter((i) => !i.passed && i.weight > 0).map((i) => `checklist: ${i.description}`)];
           failures.push({ taskId: r.taskId, reason: failed.join('; ') || (r.checklist.formatError ? 'a gold action did not parse' : 'failed') });
         }

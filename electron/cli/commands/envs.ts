@@ -141,12 +141,16 @@ export function registerEnvs(program: Command): void {
     act(async ([name], opts, out) => {
       const result = await withEngine(opts.home, (api) => api.call('envs.test', { id: name }));
       const passed = Object.values(result.oracle.split).reduce((n, s) => n + s.passed, 0);
-      const total = Object.values(result.oracle.split).reduce((n, s) => n + s.total, 0);
+      const unchecked = Object.values(result.oracle.split).reduce((n, s) => n + (s.unchecked ?? 0), 0);
+      const total = Object.values(result.oracle.split).reduce((n, s) => n + s.total, 0) - unchecked;
       out.result(result, () =>
         [
           `${result.id}: ${result.tools.length} tools (${result.tools.join(', ')})`,
           `reset: ${result.reset}`,
-          table([['SPLIT', 'ORACLE'], ...Object.entries(result.oracle.split).map(([s, r]) => [s, r.total ? `${r.passed}/${r.total}` : '-'])]),
+          table([
+            ['SPLIT', 'ORACLE', 'UNCHECKED'],
+            ...Object.entries(result.oracle.split).map(([s, r]) => [s, r.total ? `${r.passed}/${r.total - (r.unchecked ?? 0)}` : '-', String(r.unchecked ?? 0)]),
+          ]),
           ...result.oracle.failures.map((f) => `  failed ${f.taskId}: ${f.reason}`),
           `oracle ${passed}/${total} in ${(result.wallMs / 1000).toFixed(1)} s`,
         ].join('\n'),

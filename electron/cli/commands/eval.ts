@@ -78,13 +78,17 @@ export function registerEval(program: Command): void {
         });
         try {
           const result = await runOracle(env, opts.split as Split, { limit });
-          const failed = result.perTask.filter((t) => !t.success);
+          // A task the environment cannot fully check (tau2's NL assertions) is neither a pass nor a failure of the gold.
+          const failed = result.perTask.filter((t) => !t.success && t.unchecked.length === 0);
+          const unchecked = result.perTask.filter((t) => t.unchecked.length > 0);
           const summary = {
             env: result.env,
             split: result.split,
             policy: 'oracle',
             tasks: result.perTask.length,
             success: result.success,
+            checkedSuccess: result.checkedSuccess,
+            unchecked: unchecked.map((t) => t.taskId),
             score: result.score,
             envCalls: result.envCalls,
             envCallsPerTask: result.envCalls / Math.max(1, result.perTask.length),
@@ -93,9 +97,21 @@ export function registerEval(program: Command): void {
           };
           out.result(summary, () =>
             table([
-              ['ENV', 'SPLIT', 'TASKS', 'SUCCESS', 'SCORE', 'ENV CALLS/TASK', 'WALL'],
-              [summary.env, summary.split, String(summary.tasks), `${(summary.success * 100).toFixed(1)}%`, summary.score.toFixed(3), summary.envCallsPerTask.toFixed(2), `${(summary.wallMs / 1000).toFixed(2)} s`],
-            ]) + (failed.length ? `\nfailed: ${summary.failed.join(', ')}` : ''),
+              ['ENV', 'SPLIT', 'TASKS', 'SUCCESS', 'CHECKABLE', 'SUCCESS (CHECKABLE)', 'SCORE', 'ENV CALLS/TASK', 'WALL'],
+              [
+                summary.env,
+                summary.split,
+                String(summary.tasks),
+                `${(summary.success * 100).toFixed(1)}%`,
+                String(summary.tasks - unchecked.length),
+                `${(summary.checkedSuccess * 100).toFixed(1)}%`,
+                summary.score.toFixed(3),
+                summary.envCallsPerTask.toFixed(2),
+                `${(summary.wallMs / 1000).toFixed(2)} s`,
+              ],
+            ]) +
+            (unchecked.length ? `\nunchecked (${unchecked.length}, ${[...new Set(unchecked.flatMap((t) => t.unchecked))].join(', ')} cannot be checked here): ${summary.unchecked.join(', ')}` : '') +
+            (failed.length ? `\nfailed: ${summary.failed.join(', ')}` : ''),
           );
         } finally {
           await env.close?.();

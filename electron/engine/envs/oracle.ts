@@ -12,6 +12,8 @@ import type { Action, ChecklistResult, EnvCheck, ExpertPolicy, JsonValue, Split,
 
 export interface EpisodeResult {
   taskId: string;
+  /** Checks the environment could not make (e.g. tau2's NL assertions, which need an LLM judge): the task is neither passed nor failed on them. */
+  unchecked: string[];
   /** Checklist score in [0, 1]. */
   score: number;
   /** The env's end-state check passed and no format error occurred. */
@@ -28,11 +30,20 @@ export interface OracleResult {
   split: Split;
   /** Mean checklist score. */
   score: number;
-  /** Fraction of tasks whose episode succeeded. */
+  /** Fraction of tasks whose episode succeeded (an unchecked task never does). */
   success: number;
+  /** Success among the tasks every check of which could be made: what a 100% oracle claims. */
+  checkedSuccess: number;
+  /** Tasks with a check that could not be made. */
+  unchecked: number;
   perTask: EpisodeResult[];
   envCalls: number;
   wallMs: number;
+}
+
+/** The names of the checks an environment reported as skipped and not passed: it could not make them. */
+export function uncheckedParts(check: EnvCheck): string[] {
+  return check.checks.filter((c) => c.skipped && !c.passed).map((c) => c.name);
 }
 
 export class OracleError extends Error {
@@ -70,6 +81,7 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
     const { envCalls, envWallMs } = episode.cost();
     return {
       taskId: task.id,
+      unchecked: uncheckedParts(envCheck),
       score: checklist.score,
       success: envCheck.passed && rejected.length === 0 && checklistHolds && !checklist.formatError,
       checklist,
@@ -94,11 +106,14 @@ export async function runOracle(env: ToolEnv, split: Split, opts: { limit?: numb
     perTask.push(await runEpisode(env, task, env.expert(task), opts.seed ?? 0));
   }
   const n = Math.max(1, perTask.length);
+  const checked = perTask.filter((r) => r.unchecked.length === 0);
   return {
     env: env.id,
     split,
     score: perTask.reduce((s, r) => s + r.score, 0) / n,
     success: perTask.reduce((s, r) => s + (r.success ? 1 : 0), 0) / n,
+    checkedSuccess: checked.filter((r) => r.success).length / Math.max(1, checked.length),
+    unchecked: perTask.length - checked.length,
     perTask,
     envCalls: perTask.reduce((s, r) => s + r.envCalls, 0),
     wallMs: performance.now() - t0,

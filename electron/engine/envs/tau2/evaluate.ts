@@ -129,11 +129,4 @@ export function parseRewardBasis(raw: unknown): RewardPart[] {
   return raw.filter((x): x is RewardPart => known.includes(x as RewardPart));
 }
 
-/**
- * Reward parts an env check could not evaluate: its checks that are skipped and not passed. A
- * task with any is "unchecked": it never counts as a success, and oracle figures should report
- * it apart from the checkable tasks rather than as a failure of tools or gold.
- */
-export function uncheckedParts(check: EnvCheck): string[] {
-  return check.checks.filter((c) => c.skipped && !c.passed).map((c) => c.name);
-}
+export { uncheckedParts } from '../oracle';

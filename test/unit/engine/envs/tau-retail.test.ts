@@ -73,6 +73,8 @@ describe('tau-retail env (pretrained track)', () => {
       // A task whose reward needs an LLM judge is never claimed as a success.
       expect(r.perTask.filter((t) => uncheckedParts(t.envCheck).length > 0 && t.success)).toEqual([]);
       unchecked[split] = r.perTask.length - checkable.length;
+      // The oracle's own figures say the same: 100% of what can be checked, the rest counted apart.
+      expect({ checkedSuccess: r.checkedSuccess, unchecked: r.unchecked }).toEqual({ checkedSuccess: 1, unchecked: unchecked[split] });
     }
     // tau2 retail tasks with NL_ASSERTION in the reward basis and at least one assertion.
     expect(unchecked).toEqual({ train: 0, heldout: 11, ood: 29 });
