@@ -1,52 +1,15 @@
-import type { EnvSummary } from '../../../../electron/contract';
 import { routeHref } from '../../app/routes';
-import { CodeView } from '../../components/CodeView';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
 import { navigate } from '../../app/useHashRoute';
 import { AddMcpForm } from './AddMcpForm';
-import { ToolConsole } from './ToolConsole';
-
-function TaskCounts({ counts }: { counts: EnvSummary['taskCounts'] }) {
-  return (
-    <span className="task-counts">
-      <span title="training tasks">{counts.train} train</span>
-      <span title="held-out tasks (evaluation)">{counts.heldout} held-out</span>
-      <span title="out-of-distribution tasks">{counts.ood} OOD</span>
-    </span>
-  );
-}
-
-function EnvDetailPanel({ id }: { id: string }) {
-  const env = useCall('envs.get', { id });
-  if (env.error) return <ErrorNotice error={env.error} onRetry={env.reload} />;
-  if (!env.data) return <Loading what={`environment ${id}`} />;
-  const d = env.data;
-  return (
-    <section className="card" aria-labelledby="env-detail" data-testid="env-detail">
-      <h2 id="env-detail">{d.id}</h2>
-      <p>{d.description}</p>
-      <p className="muted">
-        Track <strong>{d.track}</strong> · <TaskCounts counts={d.taskCounts} />
-      </p>
-      <h3>Tools ({d.tools.length})</h3>
-      {d.tools.map((tool) => (
-        <details key={tool.name} className="tool">
-          <summary>
-            <code>{tool.name}</code> <span className="muted">{tool.description}</span>
-          </summary>
-          <CodeView value={tool.parameters} label={`JSON Schema of ${tool.name}'s parameters`} />
-        </details>
-      ))}
-      <ToolConsole key={d.id} env={d} />
-    </section>
-  );
-}
+import { EnvDetailPanel, TaskCounts } from './EnvDetailPanel';
 
 export function EnvsView({ selected, adding }: { selected?: string; adding?: boolean }) {
   const envs = useCall('envs.list', {});
   const items = envs.data?.items ?? [];
+  const problems = envs.data?.problems ?? [];
   return (
     <>
       <PageHeader
@@ -69,6 +32,19 @@ export function EnvsView({ selected, adding }: { selected?: string; adding?: boo
           onClose={() => navigate(routeHref('envs', { id: selected }))}
         />
       )}
+      {problems.length > 0 && (
+        <div className="notice notice-warn" role="alert" data-testid="envs-problems">
+          <strong>Saved MCP servers need attention</strong>
+          <ul className="envs-problems">
+            {problems.map((problem, i) => (
+              <li key={i} className="wrap-anywhere">
+                {problem}
+              </li>
+            ))}
+          </ul>
+          <p>The environments listed below are not affected.</p>
+        </div>
+      )}
       {envs.error ? <ErrorNotice error={envs.error} onRetry={envs.reload} /> : null}
       {!envs.data && !envs.error && <Loading what="environments" />}
       {envs.data && items.length === 0 && (
@@ -87,16 +63,36 @@ export function EnvsView({ selected, adding }: { selected?: string; adding?: boo
                 <a href={routeHref('envs', { id: env.id })} aria-current={env.id === selected ? 'true' : undefined} className="list-item">
                   <span className="list-title">
                     {env.id} <span className="badge badge-neutral">{env.track}</span>
+                    {env.unavailable !== undefined && <span className="badge badge-bad">unavailable</span>}
                   </span>
                   <span className="muted">{env.description}</span>
-                  <span className="muted">
-                    {env.toolCount} tools · <TaskCounts counts={env.taskCounts} />
-                  </span>
+                  {env.unavailable !== undefined ? (
+                    <span className="muted">Cannot be used: open it to see why.</span>
+                  ) : (
+                    <span className="muted">
+                      {env.toolCount} tools · <TaskCounts counts={env.taskCounts} />
+                    </span>
+                  )}
+                  {env.reset && <span className="muted env-reset-line">Between episodes: {env.reset}</span>}
                 </a>
               </li>
             ))}
           </ul>
-          <div>{selected ? <EnvDetailPanel id={selected} /> : <p className="muted">Pick an environment to see its tools and their schemas.</p>}</div>
+          <div>
+            {selected ? (
+              <EnvDetailPanel
+                key={selected}
+                id={selected}
+                summary={items.find((e) => e.id === selected)}
+                onRemoved={() => {
+                  envs.reload();
+                  navigate(routeHref('envs'));
+                }}
+              />
+            ) : (
+              <p className="muted">Pick an environment to see its tools and their schemas.</p>
+            )}
+          </div>
         </div>
       )}
     </>
