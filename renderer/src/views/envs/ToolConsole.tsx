@@ -81,9 +81,11 @@ export function ToolConsole({ env }: { env: EnvDetail }) {
       </div>
       {error ? <ErrorNotice error={error} /> : null}
       {result && (
-        <div className="console-result" data-testid="console-result" data-ok={result.ok}>
+        // ok comes from envs.call: an "Error: …" answer (a rejected call, a tool's isError) is shown as the failure it is.
+        <div className={result.ok ? 'console-result' : 'console-result console-result-error'} data-testid="console-result" data-ok={result.ok}>
           <p>
             <span className={`badge ${result.ok ? 'badge-good' : 'badge-bad'}`}>{result.ok ? 'ok' : 'error'}</span>{' '}
+            {!result.ok && <span className="console-error-label">the call failed; this is what the agent would see</span>}{' '}
             <span className="muted">{formatNumber(Number(result.wallMs.toFixed(2)))} ms</span>
           </p>
           <pre className="turn-text">{result.observation}</pre>
