@@ -27,9 +27,7 @@ function UnavailablePanel({ env, onRemoved }: { env: EnvSummary; onRemoved: () =
       <div className="notice notice-error" data-testid="env-unavailable">
         <strong>This environment cannot be used</strong>
         <p className="wrap-anywhere">{env.unavailable}</p>
-        <p>
-          Runs cannot pick it until this is fixed. Remove it and add it again with the fix, or fix what the reason names and reopen the workbench.
-        </p>
+        <p>Runs cannot pick it. Remove it, then add it again once what the reason names is fixed.</p>
       </div>
       <div className="row">
         <RemoveEnvButton id={env.id} onRemoved={onRemoved} />
