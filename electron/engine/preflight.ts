@@ -91,6 +91,23 @@ export function runConfigFileProblems(config: RunConfig, roots?: readonly string
   }
 }
 
+/**
+ * Sampling knobs an RL method cannot train with honestly. The update's ratio π_θ/π_old needs π_θ
+ * under the distribution the rollouts were sampled from: the trainer scores softmax(logits / T), so
+ * any T > 0 is exact. A top-p nucleus is a different distribution per token (renormalised over a
+ * set that depends on the logits); matching it would mean shipping each token's nucleus to the
+ * trainer and masking the vocabulary there, so it is refused rather than silently biased. T = 0
+ * samples nothing: every rollout of a group is the same and no group carries a signal.
+ */
+export function rlSamplingProblem(config: RunConfig): string | undefined {
+  if (config.algo === 'sft') return undefined;
+  if (config.rollout.topP < 1)
+    return `rollout.topP is ${config.rollout.topP}: RL methods train on a ratio against the sampling distribution, which top-p truncation changes per token and the trainer cannot reproduce; set rollout.topP to 1 (use rollout.temperature to sharpen sampling)`;
+  if (config.rollout.temperature === 0)
+    return 'rollout.temperature is 0: greedy rollouts of a task are all alike, so GRPO groups carry no signal; set a temperature above 0';
+  return undefined;
+}
+
 export interface PreflightOptions {
   /** Folders the config's files must be inside (a request from the workbench window); undefined: anywhere. */
   roots?: readonly string[];
@@ -133,6 +150,8 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   }
   const { params, memoryEstimateBytes, checks: modelResults } = await modelChecks(config, modelsDir);
   checks.push(...modelResults);
+  const sampling = rlSamplingProblem(config);
+  if (sampling) checks.push({ name: 'sampling', ok: false, detail: sampling });
   // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.
   if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
     checks.push({ name: 'rwml', ok: false, detail: "similarity 'embedding' needs a sentence-embedding model, which is not available; use json-f1, rouge-l or char-ngram-cos" });

@@ -1,6 +1,6 @@
 // Batched generation with a key/value cache: left-pad the prompts, one prefill, then one decode
-// step per token. Returns the generated ids with their log-probs under the model (temperature 1),
-// which is what a policy-gradient ratio needs as π_old.
+// step per token. Returns the generated ids with their log-probs under the distribution sampled
+// (temperature, truncation; see sampleWithLogprob), which is what a policy-gradient ratio needs as π_old.
 import { compileGraph } from '../graph/passes';
 import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
 import { buildDecodeGraph, buildResidentDecodeGraph } from '../transformer/graphs';
@@ -31,7 +31,7 @@ export interface GenerateOptions extends Partial<SamplingParams> {
 
 export interface Generation {
   tokens: number[];
-  /** log π(token | prefix) at temperature 1, one per generated token. */
+  /** log π_T(token | prefix) under the sampled distribution (T = 1 for greedy picks), one per generated token. */
   logprobs: number[];
   finishReason: 'stop' | 'length';
 }

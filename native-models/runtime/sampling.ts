@@ -98,12 +98,17 @@ export function sampleToken(logits: ArrayLike<number>, p: SamplingParams, random
 let scratch = new Float64Array(0);
 
 /**
- * Samples a token and returns it with its log-probability at temperature 1 (the π_old a
- * policy-gradient ratio needs). At temperature 1 both come from one pass of exponentials.
+ * Samples a token and returns it with its log-probability under the distribution it was drawn from:
+ * softmax(logits / T), renormalised over the top-k / top-p support when truncated. That is the
+ * behaviour policy π_old of a policy-gradient ratio; the trainer scores π_θ at the same T, so an
+ * on-policy ratio is exactly 1 (T = 1 log-probs on both sides read 1 too, but then π_old is not the
+ * distribution the tokens came from, and the bias never shows). Greedy picks (T = 0, top-k 1) draw from a point mass, whose log-prob (0)
+ * says nothing; they record the model's own T = 1 log-prob instead, a confidence figure (RL refuses
+ * T = 0 in pre-flight). One pass of exponentials either way.
  */
 export function sampleWithLogprob(logits: ArrayLike<number>, p: SamplingParams, random: () => number): { token: number; logprob: number } {
-  if (p.temperature !== 1 || p.topK === 1) {
-    const token = sampleToken(logits, p, random);
+  if (p.temperature === 0 || p.topK === 1) {
+    const token = argmax(logits);
     return { token, logprob: tokenLogprob(logits, token) };
   }
   const V = logits.length;
@@ -111,22 +116,37 @@ export function sampleWithLogprob(logits: ArrayLike<number>, p: SamplingParams, 
   const weights = scratch;
   const top = max(logits);
   let total = 0;
-  for (let i = 0; i < V; i++) total += weights[i] = Math.exp(logits[i] - top);
-  const token = draw(logits, p, random, top, (i) => weights[i], total);
-  return { token, logprob: logits[token] - top - Math.log(total) };
+  for (let i = 0; i < V; i++) total += weights[i] = Math.exp((logits[i] - top) / p.temperature);
+  const { token, mass } = drawWithMass(logits, p, random, top, (i) => weights[i], total);
+  return { token, logprob: (logits[token] - top) / p.temperature - Math.log(mass) };
 }
 
-/** Draws from the weights (unnormalised probabilities summing to `total`), truncated by top-k / top-p. */
 function draw(logits: ArrayLike<number>, p: SamplingParams, random: () => number, top: number, weight: (i: number) => number, total: number): number {
+  return drawWithMass(logits, p, random, top, weight, total).token;
+}
+
+/**
+ * Draws from the weights (unnormalised probabilities summing to `total`), truncated by top-k / top-p;
+ * `mass` is the weight of the support drawn from (`total` when nothing is truncated).
+ */
+function drawWithMass(
+  logits: ArrayLike<number>,
+  p: SamplingParams,
+  random: () => number,
+  top: number,
+  weight: (i: number) => number,
+  total: number,
+): { token: number; mass: number } {
   if (p.topK === 0 && p.topP >= 1) {
     // Whole vocabulary: inverse CDF in id order, one pass.
     let r = random() * total;
-    for (let i = 0; i < logits.length; i++) if ((r -= weight(i)) <= 0) return i;
-    return logits.length - 1;
+    for (let i = 0; i < logits.length; i++) if ((r -= weight(i)) <= 0) return { token: i, mass: total };
+    return { token: logits.length - 1, mass: total };
   }
   const support = truncatedSupport(logits, p, top, weight, total);
   const weights = support.map(weight);
-  let r = random() * weights.reduce((a, b) => a + b, 0);
-  for (let j = 0; j < support.length; j++) if ((r -= weights[j]) <= 0) return support[j];
-  return support[support.length - 1];
+  const mass = weights.reduce((a, b) => a + b, 0);
+  let r = random() * mass;
+  for (let j = 0; j < support.length; j++) if ((r -= weights[j]) <= 0) return { token: support[j], mass };
+  return { token: support[support.length - 1], mass };
 }

@@ -6,12 +6,16 @@ import { dumpStage } from '../graph/passes';
 import * as F from '../graph/functional';
 import { GraphError, type DType } from '../graph/types';
 import { type ModelConfig, type ParamSpec, paramSpecs } from './config';
-import { type Aggregation, type KlEstimator, aggregate, clippedSurrogate, klPerToken, maskedMean, tokenLogprobs, worldModelLoss } from './losses';
+import { type Aggregation, type KlEstimator, aggregate, clippedSurrogate, klPerToken, maskedMean, temperedLogprobs, tokenLogprobs, worldModelLoss } from './losses';
 import { buildModel } from './model';
 
 export interface ObjectiveConfig {
-  /** Clipped policy-gradient surrogate on `pg_mask` tokens, optional KL to `ref_logprobs`. */
-  pg?: { aggregation: Aggregation; kl?: KlEstimator };
+  /**
+   * Clipped policy-gradient surrogate on `pg_mask` tokens, optional KL to `ref_logprobs`. The ratio's
+   * π_θ is scored at the rollouts' sampling `temperature` (default 1), the distribution `old_logprobs`
+   * were recorded under; KL, SFT and world-model terms stay at T = 1 (the model itself).
+   */
+  pg?: { aggregation: Aggregation; kl?: KlEstimator; temperature?: number };
   /** Cross-entropy on `sft_mask` tokens. */
   sft?: { aggregation: Aggregation };
   /** World-model loss on observation tokens weighted by `wm_weight`. */
@@ -88,8 +92,9 @@ export function buildTrainStepGraph(c: ModelConfig, objective: ObjectiveConfig, 
     if (objective.pg) {
       const mask = tokenIn('pg_mask');
       const norm = scalarIn('pg_norm');
+      const T = objective.pg.temperature ?? 1;
       const s = clippedSurrogate({
-        logprobs,
+        logprobs: T === 1 ? logprobs : temperedLogprobs(m.logits, targets, T),
         oldLogprobs: tokenIn('old_logprobs'),
         advantages: tokenIn('advantages'),
         clipLow: scalarIn('clip_low'),

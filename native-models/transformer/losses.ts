@@ -3,20 +3,35 @@
 // whole optimiser step, so gradients summed over micro-batches equal the full-batch gradient.
 import type { Tensor } from '../graph/builder';
 import * as F from '../graph/functional';
+import { GraphError } from '../graph/types';
 
 export type Aggregation = 'token-mean' | 'seq-mean-token-mean' | 'constant';
 export type KlEstimator = 'k1' | 'k2' | 'k3';
 
 /** Per-token log-probabilities of `targets` and entropies of the predictive distributions. */
 export function tokenLogprobs(logits: Tensor, targets: Tensor): { logprobs: Tensor; entropy: Tensor } {
-  const N = logits.shape[0];
   const logp = F.logSoftmax(logits, -1); // [N,V]
-  const picked = F.gatherElements(logp, F.reshape(targets, [N, 1]), 1); // [N,1]
-  const logprobs = F.reshape(picked, targets.shape); // [B,T]
+  const logprobs = pick(logp, targets); // [B,T]
   // Entropy is a statistic: no gradient flows through it.
   const lp = F.stopGradient(logp); // [N,V]
   const ent = F.neg(F.reduceSum(F.mul(F.exp(lp), lp), [-1], false)); // [N]
   return { logprobs, entropy: F.reshape(ent, targets.shape) };
+}
+
+/** log softmax(logits[n]) at targets[n], as [B,T]. */
+function pick(logp: Tensor, targets: Tensor): Tensor {
+  const picked = F.gatherElements(logp, F.reshape(targets, [logp.shape[0], 1]), 1); // [N,1]
+  return F.reshape(picked, targets.shape); // [B,T]
+}
+
+/**
+ * Per-token log-probabilities of `targets` under softmax(logits / T): the distribution rollouts sample
+ * from at temperature T, so the ratio π_θ/π_old compares like with like (verl's actor divides its
+ * logits the same way). T is a graph constant: one train graph per run temperature.
+ */
+export function temperedLogprobs(logits: Tensor, targets: Tensor, temperature: number): Tensor {
+  if (!(temperature > 0 && Number.isFinite(temperature))) throw new GraphError(`temperature must be a positive number, got ${temperature}`);
+  return pick(F.logSoftmax(F.div(logits, temperature), -1), targets); // [B,T]
 }
 
 /**

@@ -170,7 +170,11 @@ def run_case(case_dir):
     total = torch.zeros((), dtype=logits.dtype)
     if "pg" in obj:
         A, mask = X["advantages"], X["pg_mask"]
-        ratio = torch.exp(lp - X["old_logprobs"])
+        # The ratio's π_θ at the sampling temperature (the distribution old_logprobs were recorded
+        # under); KL, SFT and world-model terms score the model itself (T = 1).
+        T = obj["pg"].get("temperature", 1)
+        lp_pg = lp if T == 1 else torch.log_softmax(logits / T, dim=-1).gather(-1, X["targets"][..., None])[..., 0]
+        ratio = torch.exp(lp_pg - X["old_logprobs"])
         surr = torch.max(-A * ratio, -A * ratio.clamp(1 - knobs["clip_low"], 1 + knobs["clip_high"]))
         surr = torch.where(A < 0, torch.min(surr, -A * knobs["dual_clip"]), surr)
         pg = aggregate(surr, mask, obj["pg"]["aggregation"], knobs["pg_norm"])

@@ -34,6 +34,7 @@ const OBJECTIVES: Record<string, ObjectiveConfig> = {
   'pg token-mean k3 + sft seq-mean + cmae': { pg: { aggregation: 'token-mean', kl: 'k3' }, sft: { aggregation: 'seq-mean-token-mean' }, worldModel: { kind: 'cmae' } },
   'pg seq-mean k1 + sft constant + wm ce': { pg: { aggregation: 'seq-mean-token-mean', kl: 'k1' }, sft: { aggregation: 'constant' }, worldModel: { kind: 'ce' } },
   'pg constant k2': { pg: { aggregation: 'constant', kl: 'k2' } },
+  'pg token-mean T=0.7 k3 + cmae': { pg: { aggregation: 'token-mean', kl: 'k3', temperature: 0.7 }, worldModel: { kind: 'cmae' } },
 };
 const CASES: [string, string][] = [
   ['nano', 'pg token-mean k3 + sft seq-mean + cmae'],
@@ -41,6 +42,8 @@ const CASES: [string, string][] = [
   ['nano', 'pg constant k2'],
   ['gqa-1kv+qkv-bias+qk-norm+tied', 'pg token-mean k3 + sft seq-mean + cmae'],
   ['untied+lora', 'pg seq-mean k1 + sft constant + wm ce'],
+  ['nano', 'pg token-mean T=0.7 k3 + cmae'],
+  ['untied+lora', 'pg token-mean T=0.7 k3 + cmae'],
 ];
 
 const B = 3;

@@ -86,10 +86,13 @@ export class RunContext {
     return this.config.loss.klBeta > 0;
   }
 
-  /** The clipped-surrogate objective with the run's aggregation, plus KL when klBeta > 0. */
+  /**
+   * The clipped-surrogate objective with the run's aggregation, plus KL when klBeta > 0. π_θ is scored
+   * at the rollout temperature, the distribution the recorded π_old log-probs come from.
+   */
   pgObjective(extra: Partial<ObjectiveConfig> = {}): ObjectiveConfig {
     const kl = this.klEnabled ? { kl: this.config.loss.klEstimator } : {};
-    return { pg: { aggregation: this.config.loss.aggregation, ...kl }, ...extra };
+    return { pg: { aggregation: this.config.loss.aggregation, ...kl, temperature: this.config.rollout.temperature }, ...extra };
   }
 
   /** An RL stage's KL reference is the policy as the stage starts (kept across a resume). */

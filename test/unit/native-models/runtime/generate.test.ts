@@ -122,7 +122,7 @@ describe('sampling distributions', () => {
     const n = 40_000;
     const counts = new Array(logits.length).fill(0);
     const r = seededRandom(17);
-    for (let i = 0; i < n; i++) counts[p.temperature === 1 ? sampleWithLogprob(logits, p, r).token : sampleToken(logits, p, r)]++;
+    for (let i = 0; i < n; i++) counts[i % 2 ? sampleWithLogprob(logits, p, r).token : sampleToken(logits, p, r)]++;
     exact(p).forEach((q, i) => {
       if (q === 0) expect(counts[i], `token ${i} is outside the support`).toBe(0);
       // Binomial standard error; 5σ keeps this deterministic seed far from a flaky edge.
@@ -130,15 +130,25 @@ describe('sampling distributions', () => {
     });
   });
 
-  it('returns the log-probability at temperature 1 of the token it drew, whatever the sampling temperature', () => {
-    const lp = logSoftmax(logits);
-    for (const p of [{ temperature: 1, topK: 0, topP: 1 }, { temperature: 1, topK: 0, topP: 0.6 }, { temperature: 0.3, topK: 2, topP: 1 }, { temperature: 0, topK: 0, topP: 1 }]) {
+  it('returns the log-probability of the token it drew under the distribution it drew from (tempered, truncated, renormalised)', () => {
+    for (const p of [{ temperature: 1, topK: 0, topP: 1 }, { temperature: 0.7, topK: 0, topP: 1 }, { temperature: 1, topK: 0, topP: 0.6 }, { temperature: 0.3, topK: 2, topP: 1 }, { temperature: 1.5, topK: 4, topP: 0.9 }]) {
+      const q = exact(p);
       const r = seededRandom(5);
       for (let i = 0; i < 50; i++) {
         const { token, logprob } = sampleWithLogprob(logits, p, r);
-        expect(logprob).toBeCloseTo(lp[token], 12);
-        expect(tokenLogprob(logits, token)).toBeCloseTo(lp[token], 12);
+        expect(q[token], `token ${token} is in the support`).toBeGreaterThan(0);
+        expect(logprob, `${JSON.stringify(p)} token ${token}`).toBeCloseTo(Math.log(q[token]), 10);
       }
+    }
+  });
+
+  it('greedy picks (T = 0, top-k 1) record the model’s own T = 1 log-probability, not the point mass’s 0', () => {
+    const lp = logSoftmax(logits);
+    for (const p of [{ temperature: 0, topK: 0, topP: 1 }, { temperature: 0.8, topK: 1, topP: 1 }]) {
+      const { token, logprob } = sampleWithLogprob(logits, p, seededRandom(1));
+      expect(token).toBe(0);
+      expect(logprob).toBeCloseTo(lp[0], 12);
+      expect(tokenLogprob(logits, token)).toBeCloseTo(lp[0], 12);
     }
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { grad } from '../../../../native-models/graph/autodiff/grad';
 import { Graph, type Tensor } from '../../../../native-models/graph/builder';
 import * as F from '../../../../native-models/graph/functional';
-import { type Aggregation, aggregate, clippedSurrogate, klPerToken, tokenLogprobs, worldModelLoss } from '../../../../native-models/transformer/losses';
+import { type Aggregation, aggregate, clippedSurrogate, klPerToken, temperedLogprobs, tokenLogprobs, worldModelLoss } from '../../../../native-models/transformer/losses';
 import { compile, ortTensor, run } from '../support';
 
 type Feeds = Record<string, { shape: number[]; values: number[]; dtype?: 'float64' | 'int64' }>;
@@ -152,5 +152,31 @@ describe('token log-probs and entropy', () => {
     expect(out.logprobs[1]).toBeCloseTo(Math.log(1 / 2), 12);
     expect(out.entropy[0]).toBeCloseTo(H(p0), 12);
     expect(out.entropy[1]).toBeCloseTo(H(p1), 12);
+  });
+});
+
+describe('tempered log-probs (π_θ of the ratio at the sampling temperature)', () => {
+  it('picks log softmax(logits / T) at the target, and its gradient is (onehot − p_T) / T', async () => {
+    const logits = [0, Math.log(3), 0, Math.log(2), 0, 0];
+    const T = 0.5; // softmax(l / 0.5) squares the odds: rows [1, 9, 1] / 11 and [4, 1, 1] / 6
+    const out = await evaluate(
+      { logits: { shape: [2, 3], values: logits }, targets: { shape: [1, 2], values: [1, 0], dtype: 'int64' } },
+      (_, x) => {
+        const lp = temperedLogprobs(x.logits, x.targets, T);
+        const [dl] = grad(F.reduceSum(lp, undefined, false), [x.logits]);
+        return { lp, dl };
+      },
+    );
+    expect(out.lp[0]).toBeCloseTo(Math.log(9 / 11), 12);
+    expect(out.lp[1]).toBeCloseTo(Math.log(4 / 6), 12);
+    const expected = [[0, 1, 0], [1, 0, 0]].flatMap((onehot, r) => onehot.map((o, v) => (o - [[1 / 11, 9 / 11, 1 / 11], [4 / 6, 1 / 6, 1 / 6]][r][v]) / T));
+    expected.forEach((d, i) => expect(out.dl[i], `d/dlogit ${i}`).toBeCloseTo(d, 12));
+  });
+
+  it('refuses a temperature that is not a positive number', () => {
+    const g = new Graph('t');
+    const l = g.input('l', 'float64', [1, 3]);
+    const t = g.input('t', 'int64', [1, 1]);
+    for (const T of [0, -1, Number.NaN, Infinity]) expect(() => temperedLogprobs(l, t, T)).toThrow(/temperature/);
   });
 });
