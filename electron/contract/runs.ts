@@ -48,6 +48,10 @@ export const RunConfig = z.strictObject({
       maxObservationTokens: z.number().int().min(1).max(8192).default(256),
       temperature: z.number().min(0).max(5).default(1),
       topP: z.number().gt(0).max(1).default(1),
+      /** Dynamic sampling (DAPO): a task group whose rewards are all equal (no signal) is replaced by a fresh task's K rollouts. */
+      dynamicSampling: z.boolean().default(false),
+      /** Dynamic sampling: at most this many redraws per group and step; a group still without signal then trains as it is. */
+      maxRedraws: z.number().int().min(1).max(16).default(3),
       /** Probability a step is real in `mixed` mode. */
       pReal: z.number().min(0).max(1).default(0),
       rehearsePrompt: z.enum(['inline', 'simulator']).default('inline'),
