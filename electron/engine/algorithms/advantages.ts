@@ -5,7 +5,9 @@
  * code does) or of the rollouts that have such an output (`per-rollout`). `shared` folds both roles
  * into one group (the envace-shared-baseline ablation).
  */
+import type { RunConfig } from '../../contract';
 import { AlgorithmError } from './errors';
+import type { Segment } from './layout';
 
 export type OutputRole = 'act' | 'rehearse';
 
@@ -84,4 +86,50 @@ export function roleRewardMeans(rewards: readonly number[], outputs: readonly Gr
     if (rs.length) out[role] = rs.reduce((s, v) => s + v, 0) / rs.length;
   }
   return out;
+}
+
+/** The run's baseline rule: the same for every loop that forms groups, so methods differ only where they mean to. */
+export function advantageOptions(c: RunConfig, shared = false): AdvantageOptions {
+  return { baseline: c.loss.baseline, shared, stdNormalize: c.loss.stdNormalize };
+}
+
+/** A rollout as the baseline rule sees it: its reward and the segments it generated. */
+export interface GroupRollout {
+  reward: number;
+  segments: Segment[];
+  /** Simulator-prompt rows (their last segment is a generated observation). */
+  simulatorRows: Segment[][];
+}
+
+/** One task's group as assigned: the rewards, the trained outputs and their advantages (same order). */
+export interface AssignedGroup {
+  rewards: number[];
+  outputs: GroupOutput[];
+  advantages: number[];
+}
+
+/**
+ * Role-wise advantages for one task's group of K rollouts, set on each generated segment of a
+ * trained role (in the actor's stream, and the answer of each simulator row). grpo-real, the envace
+ * variants and PaW all assign through here, so PaW's policy term is grpo-real's exactly: only the
+ * world-model loss tells them apart.
+ */
+export function assignGroupAdvantages(group: readonly GroupRollout[], roles: readonly OutputRole[], opts: AdvantageOptions): AssignedGroup {
+  const rewards = group.map((r) => r.reward);
+  const generated = (r: GroupRollout) => [...r.segments, ...r.simulatorRows.map((row) => row[row.length - 1])];
+  const refs = group.flatMap((r, i) =>
+    generated(r)
+      .filter((s) => s.logprobs.length && (roles as readonly string[]).includes(s.role))
+      .map((segment) => ({ segment, out: { rollout: i, role: segment.role as OutputRole } })),
+  );
+  const outputs = refs.map((x) => x.out);
+  const advantages = roleAdvantages(rewards, outputs, opts);
+  refs.forEach((x, j) => (x.segment.advantage = advantages[j]));
+  return { rewards, outputs, advantages };
+}
+
+/** Whether a group's rewards differ at all (the same tolerance under which roleAdvantages returns 0). */
+export function hasRewardVariance(rewards: readonly number[]): boolean {
+  const mean = rewards.reduce((s, v) => s + v, 0) / Math.max(rewards.length, 1);
+  return Math.sqrt(rewards.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(rewards.length, 1)) >= STD_EPS;
 }

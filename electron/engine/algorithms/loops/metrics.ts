@@ -5,15 +5,27 @@ import type { RolloutResult } from '../rollout';
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, v) => s + v, 0) / xs.length : 0);
 
+/**
+ * Fraction of task groups with at least one non-zero advantage. A group whose rollouts all scored
+ * alike has all-zero advantages and adds nothing to the update but tokens to the normaliser; this
+ * says how much of a step actually taught anything.
+ */
+export function groupsWithSignal(groups: ReadonlyArray<{ advantages: readonly number[] }>): number {
+  return mean(groups.map((g) => (g.advantages.some((a) => a !== 0) ? 1 : 0)));
+}
+
 export function rolloutMetrics(
   results: readonly RolloutResult[],
-  groups: Array<{ rewards: number[]; outputs: GroupOutput[] }>,
+  groups: Array<{ rewards: number[]; outputs: GroupOutput[]; advantages?: number[] }>,
   wallMs: number,
+  /** Rollouts sampled but not trained on (groups redrawn by dynamic sampling): they cost env calls and tokens all the same. */
+  discarded: readonly RolloutResult[] = [],
 ): Record<string, number> {
+  const all = [...results, ...discarded];
   const m: Record<string, number> = {
     reward: mean(results.map((r) => r.reward)),
-    env_calls: results.reduce((s, r) => s + r.envCalls, 0),
-    tokens_generated: results.reduce((s, r) => s + r.tokensGenerated, 0),
+    env_calls: all.reduce((s, r) => s + r.envCalls, 0),
+    tokens_generated: all.reduce((s, r) => s + r.tokensGenerated, 0),
     turns: mean(results.map((r) => r.turns.length)),
     format_error_rate: mean(results.map((r) => (r.checklist.formatError ? 1 : 0))),
     full_score_rate: mean(results.map((r) => (r.reward >= 1 ? 1 : 0))),
@@ -27,5 +39,6 @@ export function rolloutMetrics(
     const per = groups.map((g) => roleRewardMeans(g.rewards, g.outputs)[role]).filter((x): x is number => x !== undefined);
     if (per.length) m[`reward/${role}`] = mean(per);
   }
+  if (groups.length && groups.every((g) => g.advantages)) m.groups_with_signal = groupsWithSignal(groups as Array<{ advantages: number[] }>);
   return m;
 }

@@ -5,11 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { worldModelWeights, type ObservationSpan } from '../../../../native-models';
-import { groupAdvantages } from '../advantages';
+import { advantageOptions, assignGroupAdvantages } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { selectTopFraction, transitions, worldModelLambda } from '../paw';
-import { sampleGroups } from './role-grpo';
+import { redrawMetric, sampleGroupsWithSignal } from './role-grpo';
 import { rolloutMetrics } from './metrics';
 import { toNewRollout } from '../rollout';
 
@@ -21,24 +21,19 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
   const c = ctx.config;
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
-    // 1. real rollouts
-    const groups = await sampleGroups(ctx, step, 'real');
+    // 1. real rollouts (groups without signal redrawn when dynamic sampling is on)
+    const { groups, redraws, discarded } = await sampleGroupsWithSignal(ctx, step, 'real');
     const rolloutMs = performance.now() - t0;
-    // 2–3. GRPO advantages on act outputs; candidate transitions (act → real observation) with H(a_t)
+    // 2–3. advantages on act outputs by grpo-real's rule; candidate transitions (act → real observation) with H(a_t)
     const results = groups.flat();
     const candidates: Array<ObservationSpan & { entropy: number }> = [];
     const logged = groups.map((group, g) => {
-      const rewards = group.map((r) => r.reward);
-      const adv = groupAdvantages(rewards, c.loss.stdNormalize);
-      const lambda = worldModelLambda(rewards, R_MAX);
+      const assigned = assignGroupAdvantages(group, ['act'], advantageOptions(c));
+      const lambda = worldModelLambda(assigned.rewards, R_MAX);
       group.forEach((r, i) => {
-        for (const seg of r.segments) if (seg.role === 'act' && seg.logprobs.length) seg.advantage = adv[i];
         for (const t of transitions(r.segments)) candidates.push({ ...t, row: g * c.rollout.k + i, lambda });
       });
-      return {
-        rewards,
-        outputs: group.flatMap((r, i) => r.segments.filter((s) => s.advantage !== undefined).map(() => ({ rollout: i, role: 'act' as const }))),
-      };
+      return assigned;
     });
     const selected = selectTopFraction(
       candidates.map((t) => t.entropy),
@@ -58,7 +53,8 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
     // 5. log, checkpoint, stop
     const metrics = {
       ...ctx.trainMetrics([stats], performance.now() - t0),
-      ...rolloutMetrics(results, logged, rolloutMs),
+      ...rolloutMetrics(results, logged, rolloutMs, discarded),
+      ...redrawMetric(c, redraws),
       'paw/transitions': candidates.length,
       'paw/selected': selected.length,
       'paw/lambda_mean': selected.length ? selected.reduce((s, t) => s + t.lambda, 0) / selected.length : 0,

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { StepStats } from '../../../../native-models';
-import { type GroupOutput, roleAdvantages } from '../advantages';
+import { type AssignedGroup, advantageOptions, assignGroupAdvantages, hasRewardVariance } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { renderMemory } from '../../memory-text';
@@ -48,53 +48,87 @@ export async function sampleGroups(ctx: RunContext, step: number, mode: RolloutM
       if (aware[i]) memories.set(i, renderMemory(buildMemory(rs.filter((_, j) => rehearsed[j].i === i).map(traceOf))));
     });
   }
-  const reference = (taskId: string) => (rollout.rehearsePrompt === 'simulator' ? ctx.referenceOf(taskId) : undefined);
   const requests = tasks.flatMap((task, i) =>
-    Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: reference(task.id) })),
+    Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: referenceFor(ctx, task.id) })),
   );
   const flat = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}`);
   return tasks.map((_, i) => flat.slice(i * k, (i + 1) * k));
+}
+
+/** Few-shot reference pairs for the simulator prompt (none for the inline prompt). */
+function referenceFor(ctx: RunContext, taskId: string) {
+  return ctx.config.rollout.rehearsePrompt === 'simulator' ? ctx.referenceOf(taskId) : undefined;
+}
+
+/** `redraws` (groups replaced this step), logged when dynamic sampling is on. */
+export function redrawMetric(c: RunContext['config'], redraws: number): Record<string, number> {
+  return c.rollout.dynamicSampling ? { redraws } : {};
+}
+
+export interface SampledGroups {
+  groups: RolloutResult[][];
+  /** Groups replaced by dynamic sampling this step. */
+  redraws: number;
+  /** The rollouts of the replaced groups: not trained on, but their env calls and tokens were spent. */
+  discarded: RolloutResult[];
+}
+
+/**
+ * sampleGroups plus dynamic sampling (DAPO; `rollout.dynamicSampling`). A group whose rewards are
+ * all equal has all-zero advantages: it teaches nothing. Each such group is set aside and K
+ * rollouts of a fresh task take its place, at most `rollout.maxRedraws` times per group; a group
+ * still without signal after that is trained as it is. A fresh task rather than the same one: a
+ * task every rollout failed (or solved) will most likely do so again. One batched round per redraw;
+ * tasks and seeds derive from (seed, step, round), so a resumed run replays the same redraws.
+ * Redrawn groups start without a memory block (memory-aware training applies to the step's own tasks).
+ */
+export async function sampleGroupsWithSignal(ctx: RunContext, step: number, mode: RolloutMode): Promise<SampledGroups> {
+  const groups = await sampleGroups(ctx, step, mode);
+  const out: SampledGroups = { groups, redraws: 0, discarded: [] };
+  const { seed, rollout } = ctx.config;
+  // A group of one rollout never has reward variance: redrawing it would only burn the budget.
+  if (!rollout.dynamicSampling || rollout.k < 2) return out;
+  const used = new Set(groups.map((g) => g[0].task.id));
+  for (let round = 1; round <= rollout.maxRedraws; round++) {
+    const flat = groups.flatMap((g, i) => (hasRewardVariance(g.map((r) => r.reward)) ? [] : [i]));
+    if (!flat.length) break;
+    // Tasks not yet in this step first, in a seeded order; repeats only once those run out.
+    const order = new Rng(deriveSeed(seed, 'redraw', step, round)).shuffle(ctx.trainTasks);
+    const fresh = [...order.filter((t) => !used.has(t.id)), ...order.filter((t) => used.has(t.id))];
+    const tasks = flat.map((_, j) => fresh[j % fresh.length]);
+    tasks.forEach((t) => used.add(t.id));
+    const requests = tasks.flatMap((task) => Array.from({ length: rollout.k }, () => ({ task, mode, reference: referenceFor(ctx, task.id) })));
+    const redrawn = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}:redraw:${round}`);
+    flat.forEach((g, j) => {
+      out.discarded.push(...groups[g]);
+      groups[g] = redrawn.slice(j * rollout.k, (j + 1) * rollout.k);
+    });
+    out.redraws += flat.length;
+  }
+  return out;
 }
 
 export async function runRoleGrpoStage(ctx: RunContext, stage: Stage, startStep: number, variant: RoleGrpoVariant): Promise<boolean> {
   await ctx.beginRlStage(stage, startStep);
   const c = ctx.config;
   const mode: RolloutMode = variant === 'grpo-real' ? 'real' : c.rollout.pReal > 0 ? 'mixed' : 'rehearse';
-  const trainedRoles = variant === 'grpo-real' || variant === 'envace-no-rehearse-loss' ? ['act'] : ['act', 'rehearse'];
-  const advOpts = { baseline: c.loss.baseline, shared: variant === 'envace-shared-baseline', stdNormalize: c.loss.stdNormalize };
+  const trainedRoles = variant === 'grpo-real' || variant === 'envace-no-rehearse-loss' ? (['act'] as const) : (['act', 'rehearse'] as const);
+  const advOpts = advantageOptions(c, variant === 'envace-shared-baseline');
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
-    // 1. rollouts
-    const groups = await sampleGroups(ctx, step, mode);
+    // 1. rollouts (groups without signal redrawn when dynamic sampling is on)
+    const { groups, redraws, discarded } = await sampleGroupsWithSignal(ctx, step, mode);
     const rolloutMs = performance.now() - t0;
     // 2–3. rewards (checklist scores, set by the rollouts) and role-wise advantages per task group
-    const logged: Array<{ rewards: number[]; outputs: GroupOutput[] }> = [];
-    for (const group of groups) {
-      const rewards = group.map((r) => r.reward);
-      // Generated segments of the trained roles: in the actor's stream, and (simulator prompt) the
-      // answer segment of each simulator row.
-      const generated = (r: RolloutResult) => [...r.segments, ...r.simulatorRows.map((row) => row[row.length - 1])];
-      const refs = group.flatMap((r, i) =>
-        generated(r)
-          .filter((s) => s.logprobs.length && trainedRoles.includes(s.role))
-          .map((segment) => ({ segment, out: { rollout: i, role: segment.role as GroupOutput['role'] } })),
-      );
-      const adv = roleAdvantages(
-        rewards,
-        refs.map((x) => x.out),
-        advOpts,
-      );
-      refs.forEach((x, j) => (x.segment.advantage = adv[j]));
-      logged.push({ rewards, outputs: refs.map((x) => x.out) });
-    }
+    const logged: AssignedGroup[] = groups.map((group) => assignGroupAdvantages(group, trainedRoles, advOpts));
     // 4. update: token-level clipped surrogate over the generated tokens of the trained roles
     const results = groups.flat();
-    const rows = results.flatMap((r) => [pgRow(r.segments), ...(trainedRoles.includes('rehearse') ? r.simulatorRows.map(pgRow) : [])]);
+    const rows = results.flatMap((r) => [pgRow(r.segments), ...((trainedRoles as readonly string[]).includes('rehearse') ? r.simulatorRows.map(pgRow) : [])]);
     const batches = microBatches(await ctx.withReference(rows), c.optim.microBatchTokens);
     const stats: StepStats[] = [];
     for (let epoch = 0; epoch < c.optim.ppoEpochs; epoch++) stats.push(await ctx.policy.trainStep(batches, ctx.pgObjective()));
     // 5. log, checkpoint, stop
-    const metrics = { ...ctx.trainMetrics(stats, performance.now() - t0), ...rolloutMetrics(results, logged, rolloutMs) };
+    const metrics = { ...ctx.trainMetrics(stats, performance.now() - t0), ...rolloutMetrics(results, logged, rolloutMs, discarded), ...redrawMetric(c, redraws) };
     const rollouts = results.map((r) => toNewRollout(r, { runId: ctx.io.runId ?? null, step }));
     if (!(await ctx.finishStep(step, stage, metrics, rollouts))) return false;
   }
