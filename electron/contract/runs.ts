@@ -90,7 +90,8 @@ export const RunConfig = z.strictObject({
     .prefault({}),
   rwml: z
     .strictObject({
-      similarity: z.enum(['json-f1', 'rouge-l', 'char-ngram-cos', 'embedding']).default('json-f1'),
+      /** json-soft: JSON path→leaf F1 with credit for near values (char ROUGE-L for text); rewards near misses. */
+      similarity: z.enum(['json-soft', 'json-f1', 'rouge-l', 'char-ngram-cos', 'embedding']).default('json-soft'),
       reward: z.enum(['binary', 'rounded']).default('binary'),
       threshold: z.number().min(0).max(1).default(0.8),
       samplesPerTransition: z.number().int().min(1).max(64).default(8),
