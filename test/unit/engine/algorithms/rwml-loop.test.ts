@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Segment } from '../../../../electron/engine/algorithms/layout';
 import { transitionsOf } from '../../../../electron/engine/algorithms/loops/rwml';
 import type { RolloutTurn } from '../../../../electron/engine/algorithms/rollout';
+import type { Action } from '../../../../electron/engine/envs/types';
 
 const seg = (role: Segment['role'], text: string): Segment => ({ role, text, ids: [], lead: 1, tail: 1, logprobs: [] });
-const call = { kind: 'calls', calls: [{ name: 'get_order_details', arguments: { order_id: '#W1' } }] } as const;
+const call: Action = { kind: 'calls', calls: [{ name: 'get_order_details', arguments: { order_id: '#W1' } }] };
 
 describe('RWML transitions', () => {
   it('score against the whole real observation, not the cut one the stream shows', () => {
