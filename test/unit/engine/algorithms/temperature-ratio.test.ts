@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ObjectiveConfig, TrainBatch } from '../../../../native-models';
+import { RunConfig } from '../../../../electron/contract';
 import { microBatches, pgRow } from '../../../../electron/engine/algorithms/batch';
+import { RunContext } from '../../../../electron/engine/algorithms/context';
 import { NativePolicy } from '../../../../electron/engine/algorithms/policy';
 import { type RolloutSettings, runRollouts } from '../../../../electron/engine/algorithms/rollout';
 import { getEnv } from '../../../../electron/engine/envs/registry';
@@ -58,7 +60,11 @@ const pg = (temperature?: number): ObjectiveConfig => ({ pg: { aggregation: 'tok
 
 describe('importance ratio at sampling temperature 0.7', () => {
   it('the first train step on its own rollouts reads ratio_mean 1 and clip_frac 0', async () => {
-    const stats = await policy.trainStep(batches, pg(T));
+    // The objective every RL loop trains with, from a run whose rollouts sample at T.
+    const config = RunConfig.parse({ env: 'retail', model: { preset: 'nano' }, rollout: { temperature: T } });
+    const ctx = new RunContext(config, env, [], [], policy, settings, { runDir: dir, signal: new AbortController().signal, onStep: () => {}, onLog: () => {}, onProgress: () => {} }, []);
+    expect(ctx.pgObjective().pg?.temperature).toBe(T);
+    const stats = await policy.trainStep(batches, ctx.pgObjective());
     console.log(`T = ${T}: ratio_mean ${stats.ratioMean}, clip_frac ${stats.clipFrac}`);
     expect(Math.abs(stats.ratioMean! - 1)).toBeLessThan(1e-4);
     expect(stats.clipFrac).toBe(0);
