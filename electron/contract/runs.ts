@@ -56,6 +56,8 @@ export const RunConfig = z.strictObject({
       pReal: z.number().min(0).max(1).default(0),
       rehearsePrompt: z.enum(['inline', 'simulator']).default('inline'),
       toolSchemas: z.enum(['full', 'compact', 'none']).default('compact'),
+      /** Calls one act may make and still earn checklist credit (never below the task's call items; envs/checklist.ts). */
+      callBudget: z.number().int().min(1).max(16).default(4),
     })
     .prefault({}),
   optim: z

@@ -32,6 +32,8 @@ export interface RolloutSettings {
   toolSchemas: ToolSchemaMode;
   /** How rehearsed observations are prompted: in the actor's stream, or by a separate simulator prompt. */
   rehearsePrompt: 'inline' | 'simulator';
+  /** Calls one act may make and still earn checklist credit (envs/checklist.ts); absent: its default. */
+  callBudget?: number;
 }
 
 export interface RolloutRequest {
@@ -186,7 +188,7 @@ export async function runRollouts(
       else await rehearseTurn(policy, needRehearsal, settings, deriveSeed(seed, label, 'obs', turn));
       for (const l of lives) if (!l.end && l.turns.length >= l.maxTurns) l.end = 'max-turns';
     }
-    return await Promise.all(lives.map((l) => finish(l)));
+    return await Promise.all(lives.map((l) => finish(l, settings)));
   } finally {
     await Promise.all(lives.map((l) => l.episode?.close()));
   }
@@ -296,8 +298,8 @@ async function simulateTurn(policy: Policy, env: ToolEnv, lives: Live[], s: Roll
   });
 }
 
-async function finish(l: Live): Promise<RolloutResult> {
-  const checklist = scoreChecklist(l.req.task.checklist, l.recorder.snapshot());
+async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
+  const checklist = scoreChecklist(l.req.task.checklist, l.recorder.snapshot(), { callBudget: s.callBudget });
   const envCheck = l.episode ? await l.episode.finalCheck() : null;
   const cost = l.episode?.cost() ?? { envCalls: 0, envWallMs: 0 };
   return {

@@ -75,6 +75,7 @@ export function rolloutSettings(c: RunConfig): RolloutSettings {
     pReal: r.pReal,
     toolSchemas: r.toolSchemas,
     rehearsePrompt: r.rehearsePrompt,
+    callBudget: r.callBudget,
   };
 }
 

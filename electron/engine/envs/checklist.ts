@@ -11,6 +11,22 @@ export class ChecklistError extends Error {
   override name = 'ChecklistError';
 }
 
+/**
+ * Calls one act may make and still earn checklist credit. The parser takes up to 16 calls in an
+ * act and a `call` item passes when any call matches, so without a budget spraying guesses pays.
+ * Rule: an act with more calls than the budget earns nothing: none of its calls can pass a `call`
+ * item (they still fail `no-call` items). The budget never falls below the checklist's number of
+ * `call` items, as a task asking for N calls may rightly make them in one act (BFCL's parallel
+ * items ask for up to 8 in their single act); every other built-in env's gold replay makes one
+ * call per act, so 4 leaves room for a few look-ups in parallel and little for a lottery.
+ */
+export const DEFAULT_CALL_BUDGET = 4;
+
+export interface ChecklistOptions {
+  /** See DEFAULT_CALL_BUDGET. */
+  callBudget?: number;
+}
+
 /** Lower-case, trim, collapse whitespace, drop commas and surrounding quotes / a final full stop. */
 export function normaliseText(s: string): string {
   return s
@@ -117,10 +133,35 @@ export function describeItem(item: ChecklistItem): string {
   }
 }
 
-function evaluate(item: ChecklistItem, t: EpisodeTranscript): { passed: boolean; detail?: string } {
+/** The calls that may earn credit, and those voided by an act over the call budget. */
+interface CallBudget {
+  budget: number;
+  credited: ToolCall[];
+  overBudget: Array<{ call: ToolCall; actCalls: number }>;
+}
+
+function applyBudget(items: readonly ChecklistItem[], t: EpisodeTranscript, opts: ChecklistOptions): CallBudget {
+  const knob = opts.callBudget ?? DEFAULT_CALL_BUDGET;
+  if (!Number.isInteger(knob) || knob < 1) throw new ChecklistError(`call budget must be a whole number >= 1, got ${knob}`);
+  const budget = Math.max(knob, items.filter((it) => it.kind === 'call' && it.weight > 0).length);
+  const actOf = (i: number) => t.callActs?.[i] ?? -1 - i;
+  const sizes = new Map<number, number>();
+  t.calls.forEach((_, i) => sizes.set(actOf(i), (sizes.get(actOf(i)) ?? 0) + 1));
+  const out: CallBudget = { budget, credited: [], overBudget: [] };
+  t.calls.forEach((call, i) => {
+    const actCalls = sizes.get(actOf(i))!;
+    if (actCalls <= budget) out.credited.push(call);
+    else out.overBudget.push({ call, actCalls });
+  });
+  return out;
+}
+
+function evaluate(item: ChecklistItem, t: EpisodeTranscript, b: CallBudget): { passed: boolean; detail?: string } {
   switch (item.kind) {
     case 'call': {
-      if (t.calls.some((c) => callMatches(c, item.name, item.args))) return { passed: true };
+      if (b.credited.some((c) => callMatches(c, item.name, item.args))) return { passed: true };
+      const over = b.overBudget.find((o) => callMatches(o.call, item.name, item.args));
+      if (over) return { passed: false, detail: `${item.name} matched only in an act of ${over.actCalls} calls, over the budget of ${b.budget}` };
       const sameName = t.calls.filter((c) => c.name === item.name);
       return {
         passed: false,
@@ -153,10 +194,11 @@ export function validateChecklist(items: readonly ChecklistItem[]): void {
   if (!items.some((it) => it.weight > 0)) throw new ChecklistError('checklist has no item with a positive weight');
 }
 
-export function scoreChecklist(items: readonly ChecklistItem[], transcript: EpisodeTranscript): ChecklistResult {
+export function scoreChecklist(items: readonly ChecklistItem[], transcript: EpisodeTranscript, opts: ChecklistOptions = {}): ChecklistResult {
   validateChecklist(items);
+  const budget = applyBudget(items, transcript, opts);
   const results: ChecklistItemResult[] = items.map((item, index) => {
-    const { passed, detail } = evaluate(item, transcript);
+    const { passed, detail } = evaluate(item, transcript, budget);
     return { index, kind: item.kind, description: describeItem(item), weight: item.weight, passed, ...(detail ? { detail } : {}) };
   });
   const total = results.reduce((s, r) => s + r.weight, 0);

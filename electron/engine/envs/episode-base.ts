@@ -18,12 +18,15 @@ export function capObservation(text: string): string {
 /** Accumulates an episode's transcript from the actions taken. */
 export class TranscriptRecorder {
   private readonly calls: ToolCall[] = [];
+  private readonly callActs: number[] = [];
+  private acts = 0;
   private answer: string | null = null;
   private readonly messages: string[] = [];
   private formatErrors = 0;
 
   /** Record an action; calls are recorded only once the env has accepted them (`recordCall`). */
   recordAction(action: Action): void {
+    this.acts++;
     if (action.kind === 'invalid') this.formatErrors++;
     if (action.kind === 'answer') {
       this.answer = action.text;
@@ -31,8 +34,10 @@ export class TranscriptRecorder {
     }
   }
 
+  /** A call of the action recorded last (calls of one act share its number). */
   recordCall(call: ToolCall): void {
     this.calls.push(call);
+    this.callActs.push(this.acts);
   }
 
   recordFormatError(): void {
@@ -40,7 +45,7 @@ export class TranscriptRecorder {
   }
 
   snapshot(): EpisodeTranscript {
-    return { calls: [...this.calls], answer: this.answer, messages: [...this.messages], formatErrors: this.formatErrors };
+    return { calls: [...this.calls], callActs: [...this.callActs], answer: this.answer, messages: [...this.messages], formatErrors: this.formatErrors };
   }
 }
 

@@ -75,6 +75,8 @@ export interface ChecklistResult {
 /** What an episode did, in the form the checklist scores (real and rehearsed alike). */
 export interface EpisodeTranscript {
   calls: ToolCall[];
+  /** The act each call was made in, parallel to `calls` (the checklist's call budget is per act); absent: one act per call. */
+  callActs?: number[];
   /** Final answer text, if the agent answered. */
   answer: string | null;
   /** Every text the agent sent (answers and any message-like content) for COMMUNICATE checks. */

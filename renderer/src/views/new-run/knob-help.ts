@@ -23,6 +23,7 @@ export const knobHelp: Record<string, string> = {
   'rollout.pReal': 'In mixed mode, the probability that a step is answered by the real environment.',
   'rollout.rehearsePrompt': 'inline: the observation is generated right after the action in one stream; simulator: a separate simulator prompt.',
   'rollout.toolSchemas': 'How tools appear in the system block: full JSON Schema, one compact line each, or none.',
+  'rollout.callBudget': 'Calls one act may make and still earn checklist credit; an act over it earns none (never below the task’s call items).',
   'lora.rank': '0 trains every weight; above 0 freezes an imported model and trains adapters of this rank (less memory, faster steps).',
   'lora.alpha': 'Adapter scale: the update is (alpha / rank) · B·A.',
   'lora.targets': 'Which projections get adapters: attention (q, k, v, o) or attention and the MLP.',
