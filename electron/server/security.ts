@@ -2,10 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const TOKEN_COOKIE = 'envace_token';
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+const LOOPBACK_NAMES = new Set(['::1', 'localhost']);
+const LOOPBACK_V4 = /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return LOOPBACK_NAMES.has(host) || LOOPBACK_V4.test(host);
 }
 
 export function tokensEqual(given: string | null | undefined, expected: string): boolean {
@@ -15,35 +16,52 @@ export function tokensEqual(given: string | null | undefined, expected: string):
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function cookieToken(req: IncomingMessage): string | null {
+/**
+ * The session token from the Cookie header. Anyone can send this header before being
+ * authenticated, so nothing here may throw: a value that is not valid percent-encoding is no
+ * token at all (our own Set-Cookie only ever writes encodeURIComponent output).
+ */
+export function cookieToken(req: Pick<IncomingMessage, 'headers'>): string | null {
   const header = req.headers.cookie;
-  if (!header) return null;
+  if (typeof header !== 'string') return null;
   for (const part of header.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === TOKEN_COOKIE) return decodeURIComponent(rest.join('='));
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== TOKEN_COOKIE) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
   }
   return null;
+}
+
+/**
+ * The `host:port` names this server answers to: the loopback names plus the address it was
+ * actually bound to (`--host 127.0.0.2` must accept the URL it prints).
+ */
+export function allowedAuthorities(boundHost: string, port: number): string[] {
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]', boundHost.includes(':') ? `[${boundHost}]` : boundHost]);
+  return [...names].map((name) => `${name.toLowerCase()}:${port}`);
 }
 
 /**
  * The Host header must name this server on loopback: a page on another site that rebinds
  * its DNS name to 127.0.0.1 still sends its own name, and is refused here.
  */
-export function hostHeaderAllowed(req: IncomingMessage, port: number): boolean {
+export function hostHeaderAllowed(req: Pick<IncomingMessage, 'headers'>, authorities: readonly string[]): boolean {
   const host = req.headers.host;
-  if (!host) return false;
-  const allowed = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  return allowed.includes(host.toLowerCase());
+  return typeof host === 'string' && authorities.includes(host.toLowerCase());
 }
 
 /** Browsers send Origin on WebSocket upgrades; only our own page may connect. */
-export function originAllowed(req: IncomingMessage, port: number): boolean {
+export function originAllowed(req: Pick<IncomingMessage, 'headers'>, authorities: readonly string[]): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true; // non-browser clients (CLI, tests) send none
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin.toLowerCase());
+  return typeof origin === 'string' && authorities.some((authority) => origin.toLowerCase() === `http://${authority}`);
 }
 
-export function contentSecurityPolicy(port: number): string {
+export function contentSecurityPolicy(authorities: readonly string[]): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -51,7 +69,7 @@ export function contentSecurityPolicy(port: number): string {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
-    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+    `connect-src 'self' ${authorities.map((authority) => `ws://${authority}`).join(' ')}`,
     "object-src 'none'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

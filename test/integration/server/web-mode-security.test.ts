@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { serve, ServeError, type RunningServer } from '../../../electron/server';
+import { deeplyNestedText } from '../../unit/fuzz/payloads';
 import { resolveStatic } from '../../../electron/server/static';
 import { tempHome, testEngine } from '../../helpers/engine';
 
@@ -11,9 +12,9 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let staticDir: string;
 
-function get(pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+function get(pathAndQuery: string, headers: Record<string, string> = {}, at: { host: string; port: number } = { host: '127.0.0.1', port: server.port }): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port: server.port, path: pathAndQuery, headers }, (res) => {
+    const req = http.get({ ...at, path: pathAndQuery, headers }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
@@ -95,5 +96,69 @@ describe('web mode', () => {
     expect(await upgrade(`${base}?token=sesame-token`, { Origin: 'http://evil.example' })).toBe(403);
     expect(await upgrade(`${base}?token=sesame-token`)).toBe('open');
     expect(await upgrade(base, { Cookie: 'envace_token=sesame-token', Origin: `http://127.0.0.1:${server.port}` })).toBe('open');
+  });
+});
+
+/** Open the contract socket with the token, send raw frames, collect the answers. */
+async function exchange(frames: string[], count = frames.length): Promise<Array<{ id: number | null; result: { ok: boolean; error?: { code: string; message: string } } }>> {
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api?token=sesame-token`);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const answers: Array<{ type: string; id: number | null; result: { ok: boolean; error?: { code: string; message: string } } }> = [];
+  const done = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.type === 'response') answers.push(frame);
+      if (answers.length === count) resolve();
+    }),
+  );
+  // One at a time: the answers come back in the order sent.
+  for (const frame of frames) ws.send(frame);
+  await done;
+  ws.close();
+  return answers;
+}
+
+const infoFrame = (id: number) => JSON.stringify({ type: 'request', id, method: 'system.info', input: {} });
+
+describe('web mode hardening', () => {
+  it('a malformed cookie (envace_token=%ZZ) is no token: 401 over HTTP and on the socket, and the server keeps answering', async () => {
+    for (const cookie of ['envace_token=%ZZ', 'envace_token=%', 'a=%E0%A4%A; envace_token=%ZZ%', 'envace_token=%ZZ; envace_token=sesame-token'])
+      expect((await get('/', { Cookie: cookie })).status, cookie).toBe(401);
+    expect(await upgrade(`ws://127.0.0.1:${server.port}/api`, { Cookie: 'envace_token=%ZZ' })).toBe(401);
+    expect((await get('/?token=sesame-token')).status).toBe(200);
+  });
+
+  it('request targets that new URL(target, base) throws on (GET //, //a:b@) get ordinary answers, not a crash', async () => {
+    expect((await get('//')).status).toBe(401);
+    expect((await get('//a:b@')).status).toBe(401);
+    expect((await get('//?token=sesame-token')).body).toContain('<title>workbench</title>');
+    expect(await upgrade(`ws://127.0.0.1:${server.port}//:99999`)).toBe(404);
+    expect((await get('/?token=sesame-token')).status).toBe(200);
+  });
+
+  it('a 3 KB frame nesting 1,500 deep, and one nesting 200,000 deep, get typed errors; the socket still answers system.info', async () => {
+    const deepInput = `{"type":"request","id":1,"method":"envs.call","input":{"env":"contract-test","tool":"echo","arguments":{"text":${deeplyNestedText(1_500)}}}}`;
+    expect(deepInput.length).toBeLessThan(10_000);
+    const deepFrame = `{"type":"request","id":2,"method":"system.info","input":${deeplyNestedText(200_000, 'array')}}`;
+    const answers = await exchange([deepInput, deepFrame, infoFrame(3)]);
+    expect(answers[0]).toMatchObject({ result: { ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/deeper than 65 levels/) } } });
+    expect(answers[1]).toMatchObject({ result: { ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/deeper than 65 levels/) } } });
+    expect(answers[2]).toMatchObject({ id: 3, result: { ok: true } });
+  });
+
+  it('--host 127.0.0.2: the printed URL answers 200, its own origin may open the socket, and the CSP names it', async () => {
+    const other = await serve({ engine: env.engine, staticDir, host: '127.0.0.2', token: 'other-token' });
+    try {
+      expect(other.url).toBe(`http://127.0.0.2:${other.port}/?token=other-token`);
+      const at = { host: '127.0.0.2', port: other.port };
+      const page = await get('/?token=other-token', {}, at);
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).toContain(`ws://127.0.0.2:${other.port}`);
+      expect((await get('/?token=other-token', { Host: 'evil.example' }, at)).status).toBe(403);
+      expect(await upgrade(`ws://127.0.0.2:${other.port}/api?token=other-token`, { Origin: `http://127.0.0.2:${other.port}` })).toBe('open');
+      expect(await upgrade(`ws://127.0.0.2:${other.port}/api?token=other-token`, { Origin: 'http://127.0.0.3' })).toBe(403);
+    } finally {
+      await other.close();
+    }
   });
 });
