@@ -4,5 +4,8 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// Commands host the engine in this process (`serve` for as long as the browser is open).
+const { logUnhandledRejections } = await import('../electron/engine/unhandled-rejections.ts');
+logUnhandledRejections('envace');
 const { main } = await import('../electron/cli/index.ts');
 process.exitCode = await main(process.argv);

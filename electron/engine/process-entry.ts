@@ -1,6 +1,7 @@
 // Entry of the engine when Electron runs it as a utilityProcess: requests arrive on
 // process.parentPort, results and events go back the same way. No `electron` import here.
 import { createEngine } from './host';
+import { logUnhandledRejections } from './unhandled-rejections';
 
 interface ParentPort {
   on(event: 'message', listener: (message: { data: unknown }) => void): void;
@@ -9,6 +10,7 @@ interface ParentPort {
 
 const port = (process as unknown as { parentPort?: ParentPort }).parentPort;
 if (!port) throw new Error('process-entry runs under Electron utilityProcess.fork');
+logUnhandledRejections('engine');
 
 const homeFlag = process.argv.indexOf('--home');
 const engine = createEngine({ home: homeFlag >= 0 ? process.argv[homeFlag + 1] : undefined });
