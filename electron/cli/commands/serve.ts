@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { createEngine } from '../../engine/host';
 import { serve, ServeError } from '../../server';
+import { isLoopbackHost } from '../../server/security';
 import { rendererDist } from '../paths';
+import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
 export const DEFAULT_PORT = 7357;
@@ -12,15 +14,19 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'loopback address to bind', '127.0.0.1')
     .action(
       act<CommonOptions & { port?: string; host: string }>(async (_args, opts, out) => {
+        // Flags are checked before an engine opens the data home: a typo is a usage error (exit 2).
+        if (!isLoopbackHost(opts.host)) throw new CliError(`web mode listens on loopback only; refusing --host "${opts.host}" (use 127.0.0.1, ::1 or localhost)`, EXIT.usage);
+        const port = opts.port === undefined ? undefined : /^\d{1,5}$/.test(opts.port) ? Number(opts.port) : NaN;
+        if (port !== undefined && !(port <= 65535)) throw new CliError(`--port must be a port number (0-65535), got "${opts.port}"`, EXIT.usage);
         const engine = createEngine({ home: opts.home });
         try {
           const base = { engine, staticDir: rendererDist, host: opts.host };
           // A stable default port keeps bookmarks working; an explicit --port must be honoured or fail.
           const server =
-            opts.port !== undefined
-              ? await serve({ ...base, port: Number(opts.port) })
+            port !== undefined
+              ? await serve({ ...base, port })
               : await serve({ ...base, port: DEFAULT_PORT }).catch((error: unknown) => {
-                  if (!(error instanceof ServeError)) throw error;
+                  if (!(error instanceof ServeError && error.reason === 'port_in_use')) throw error;
                   return serve({ ...base, port: 0 });
                 });
           out.line(`EnvACE Workbench (web mode) at ${server.url}`);

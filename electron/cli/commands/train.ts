@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
+import { parseBoundedJson } from '../../../native-models/io';
 import { RunConfig, type RunConfigInput, type WorkbenchApi } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT } from '../output';
@@ -17,11 +18,17 @@ interface TrainOptions extends CommonOptions {
   set?: string[];
 }
 
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** `--set rollout.k=8`: one knob, type taken from the JSON value (numbers, booleans, strings). */
 export function applySetting(target: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf('=');
   if (eq < 1) throw new CliError(`--set wants key=value, got "${assignment}"`, EXIT.usage);
   const keys = assignment.slice(0, eq).split('.');
+  // Assigning through these would write to Object.prototype (or a constructor) for the whole process.
+  const unsafe = keys.find((key) => UNSAFE_KEYS.has(key));
+  if (unsafe !== undefined) throw new CliError(`--set cannot name "${unsafe}" (in "${assignment.slice(0, eq)}"): it is not a setting`, EXIT.usage);
+  if (keys.some((key) => key === '')) throw new CliError(`--set wants a dotted key like rollout.k, got "${assignment.slice(0, eq)}"`, EXIT.usage);
   const raw = assignment.slice(eq + 1);
   let value: unknown;
   try {
@@ -31,7 +38,7 @@ export function applySetting(target: Record<string, unknown>, assignment: string
   }
   let node = target;
   for (const key of keys.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    if (!Object.hasOwn(node, key) || typeof node[key] !== 'object' || node[key] === null) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
   node[keys[keys.length - 1]] = value;
@@ -41,10 +48,12 @@ export function configFromFlags(opts: TrainOptions): RunConfigInput {
   let base: Record<string, unknown> = {};
   if (opts.config) {
     try {
-      base = JSON.parse(fs.readFileSync(opts.config, 'utf8')) as Record<string, unknown>;
+      base = parseBoundedJson(fs.readFileSync(opts.config, 'utf8'), {}, 'the file') as Record<string, unknown>;
     } catch (error) {
       throw new CliError(`cannot read --config ${opts.config}: ${(error as Error).message}`, EXIT.usage);
     }
+    // Spreading a string or an array would turn its characters or items into unknown keys.
+    if (typeof base !== 'object' || base === null || Array.isArray(base)) throw new CliError(`--config ${opts.config} must hold a JSON object (a run config)`, EXIT.usage);
   }
   const config: Record<string, unknown> = { ...base, env: opts.env, algo: opts.algo };
   if (opts.preset && opts.model) throw new CliError('give --preset or --model, not both', EXIT.usage);
