@@ -65,29 +65,39 @@ export function parseBoundedJson(text: string, bounds: Partial<JsonBounds> = {},
 
 /**
  * Depth and size of an already-parsed value (IPC and in-process calls never see text). Counts
- * nodes and string characters; cycles are refused as too deep. Returns a reason, or null when within bounds.
+ * nodes and string characters; a cycle is refused. An object reached twice without a cycle (IPC's
+ * structured clone keeps shared references) is fine and counted each time, as JSON would write it,
+ * so the size bound also stops a small graph that expands into a huge tree.
+ * Returns a reason, or null when within bounds.
  */
 export function valueBoundsProblem(value: unknown, bounds: Partial<JsonBounds> = {}): string | null {
   const { maxChars, maxDepth } = { ...DEFAULT_JSON_BOUNDS, ...bounds };
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  const seen = new Set<object>();
+  // An entry with `leave` set closes an object's subtree: it is off the current path again.
+  const stack: Array<{ node: unknown; depth: number; leave?: boolean }> = [{ node: value, depth: 0 }];
+  const onPath = new Set<object>();
+  const tooLarge = `the value is larger than ${maxChars} characters as JSON`;
   let size = 0;
   while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node === 'string') size += node.length + 2;
-    else size += 4;
-    if (size > maxChars) return `the value is larger than ${maxChars} characters as JSON`;
+    const { node, depth, leave } = stack.pop()!;
+    if (leave) {
+      onPath.delete(node as object);
+      continue;
+    }
+    size += typeof node === 'string' ? node.length + 2 : 4;
+    if (size > maxChars) return tooLarge;
     if (node === null || typeof node !== 'object') continue;
     if (depth >= maxDepth) return `the value nests deeper than ${maxDepth} levels`;
-    if (seen.has(node)) return 'the value contains the same object twice (or a cycle)';
-    seen.add(node);
+    if (onPath.has(node)) return 'the value contains itself (a cycle)';
     if (ArrayBuffer.isView(node)) {
       size += (node as ArrayBufferView).byteLength;
       continue;
     }
+    onPath.add(node);
+    stack.push({ node, depth, leave: true });
     const children = Array.isArray(node) ? node : Object.values(node);
     if (!Array.isArray(node)) for (const key of Object.keys(node)) size += key.length + 3;
-    for (const child of children) stack.push([child, depth + 1]);
+    for (const child of children) stack.push({ node: child, depth: depth + 1 });
   }
-  return null;
+  // The last node's own bytes (a typed array, its keys) are counted after its check.
+  return size > maxChars ? tooLarge : null;
 }
