@@ -65,11 +65,25 @@ export function reportError(error: unknown, writeErr: (s: string) => void = (s) 
   }
   if (error instanceof ContractError) {
     const detail = error.issues?.length ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : '';
-    writeErr(`envace: ${error.message.split('\n')[0]}${detail}\n`);
+    writeErr(`envace: ${firstLine(error.message)}${detail}\n`);
     return exitCodeFor(error.code);
   }
-  writeErr(`envace: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+  writeErr(`envace: ${firstLine(error instanceof Error ? error.message : error)}\n`);
   return EXIT.error;
+}
+
+/**
+ * The first line of whatever was thrown. Libraries do throw Errors whose message is not a
+ * string, and `message.split` on one would replace the real reason with "split is not a function".
+ */
+function firstLine(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) ?? String(value) : String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.split('\n')[0];
 }
 
 export function table(rows: string[][]): string {

@@ -30,7 +30,8 @@ function isMethodName(name: unknown): name is MethodName {
 /** A thrown value as one line; whatever was thrown (even an object whose toString throws). */
 function describeThrown(error: unknown): string {
   try {
-    return error instanceof Error ? error.message : String(error);
+    // String(): libraries do throw Errors whose message is an object.
+    return error instanceof Error ? String(error.message) : String(error);
   } catch {
     return 'an unprintable value was thrown';
   }

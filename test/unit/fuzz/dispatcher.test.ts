@@ -186,4 +186,28 @@ describe('createDispatcher', () => {
       error: { code: 'internal', message: 'system.info failed: Symbol(odd)' },
     });
   });
+
+  it('an Error whose message is not a string is still described, in the handler and while validating', async () => {
+    const oddError = (message: unknown) => Object.assign(new Error(), { message });
+    const throwing = createDispatcher({
+      ...handlers,
+      'runs.get': () => {
+        throw oddError({ detail: 'odd' });
+      },
+    } as unknown as Handlers<void>);
+    await expect(throwing('runs.get', { id: 'x' }, undefined)).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'internal', message: 'runs.get failed: [object Object]' },
+    });
+    const getter = Object.defineProperty({}, 'id', {
+      enumerable: true,
+      get: () => {
+        throw oddError(42);
+      },
+    });
+    await expect(createDispatcher(handlers)('runs.get', getter, undefined)).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringContaining('(42)') },
+    });
+  });
 });
