@@ -69,6 +69,8 @@ export interface StepStats {
 
 export interface TrainerState {
   step: number;
+  /** Updates since the moments were last zeroed (Adam's bias correction); `step` when never reset. */
+  adamStep?: number;
   m: Params;
   v: Params;
 }
@@ -90,6 +92,10 @@ export class Trainer {
   private m: Params;
   private v: Params;
   private step = 0;
+  /** Updates since the moments were last zeroed: Adam's bias correction counts from there. */
+  private adamStep = 0;
+  /** A learning rate set by the caller (per-stage schedules), used instead of `optimizer`'s schedule. */
+  private lrOverride: number | null = null;
   private logprobsSession?: CompiledSession;
   private generator?: Generator;
 
@@ -137,6 +143,18 @@ export class Trainer {
     return lrAt(step, this.optimizer);
   }
 
+  /** Use `lr` for the next updates (null: back to the optimizer config's own schedule). */
+  setLearningRate(lr: number | null): void {
+    if (lr !== null && !(Number.isFinite(lr) && lr >= 0)) throw new TrainerError(`setLearningRate: ${lr} is not a learning rate`);
+    this.lrOverride = lr;
+  }
+
+  /** Zero the AdamW moments (a new stage that should not inherit the last one's gradient statistics). */
+  resetMoments(): void {
+    for (const map of [this.m, this.v]) for (const [k, v] of map) map.set(k, new Float32Array(v.length));
+    this.adamStep = 0;
+  }
+
   /** One optimiser step over one batch or several micro-batches (gradients accumulated). */
   async trainStep(batch: TrainBatch | TrainBatch[]): Promise<StepStats> {
     const micro = Array.isArray(batch) ? batch : [batch];
@@ -173,11 +191,12 @@ export class Trainer {
         ratioSum += n * scalar(out['stat.ratio_mean']);
       }
     }
-    const lr = this.lrAt(this.step);
+    const lr = this.lrOverride ?? this.lrAt(this.step);
     const gradNorm = await this.applyGradients(grads, lr);
     // The weights just changed: a decode session baked with the old ones is only memory now.
     await this.generator?.forgetWeights();
     this.step++;
+    this.adamStep++;
     const stats: StepStats = { step: this.step, lr, loss, terms, gradNorm, tokens, microBatches: packed.length, entropyMean: entropySum / Math.max(tokens, 1) };
     if (this.objective.pg) {
       stats.clipFrac = clipSum / Math.max(pgTokens, 1);
@@ -236,7 +255,7 @@ export class Trainer {
 
   state(): TrainerState {
     const copy = (p: Params) => new Map([...p].map(([k, v]) => [k, v.slice()]));
-    return { step: this.step, m: copy(this.m), v: copy(this.v) };
+    return { step: this.step, adamStep: this.adamStep, m: copy(this.m), v: copy(this.v) };
   }
 
   loadState(s: TrainerState): void {
@@ -246,6 +265,7 @@ export class Trainer {
         if (map.get(spec.name)?.length !== n) throw new TrainerError(`loadState: moment ${which}.${spec.name} missing or of the wrong size`);
     }
     this.step = s.step;
+    this.adamStep = s.adamStep ?? s.step;
     this.m = new Map(this.trainable.map((t) => [t.name, s.m.get(t.name)!.slice()]));
     this.v = new Map(this.trainable.map((t) => [t.name, s.v.get(t.name)!.slice()]));
   }
@@ -259,7 +279,7 @@ export class Trainer {
       optimizer: { m: host(this.m), v: host(this.v) },
       // A LoRA model's frozen base goes with it, so the folder alone restores the model.
       frozen: frozen.length ? new Map(frozen.map((s) => [s.name, { dtype: 'F32', shape: [...s.shape], data: this.params.get(s.name)! } as HostTensor])) : undefined,
-      trainerState: { step: this.step, config: this.config, objective: this.objective, optimizer: this.optimizer },
+      trainerState: { step: this.step, adamStep: this.adamStep, config: this.config, objective: this.objective, optimizer: this.optimizer },
     };
     saveCheckpoint(dir, data);
   }
@@ -268,13 +288,18 @@ export class Trainer {
   load(dir: string): void {
     const spec = (s: ParamSpec) => ({ name: s.name, shape: [...s.shape], dtype: 'F32' as const });
     const ck = loadCheckpoint(dir, this.trainable.map(spec), this.specs.filter((s) => !s.trainable).map(spec));
-    const step = (ck.trainerState as { step?: unknown }).step;
+    const { step, adamStep } = ck.trainerState as { step?: unknown; adamStep?: unknown };
     if (!Number.isInteger(step)) throw new TrainerError(`checkpoint ${dir} has no integer step in its trainer state`);
     const asParams = (m: Map<string, HostTensor>) => new Map([...m].map(([k, t]) => [k, t.data as Float32Array]));
     const weights = asParams(ck.weights);
     this.setParams(new Map([...this.params, ...(ck.frozen ? asParams(ck.frozen) : []), ...weights]));
-    if (ck.optimizer) this.loadState({ step: step as number, m: asParams(ck.optimizer.m), v: asParams(ck.optimizer.v) });
-    else this.step = step as number;
+    // Checkpoints from before per-stage moments have no adamStep: their moments never were reset.
+    const adam = Number.isInteger(adamStep) ? (adamStep as number) : (step as number);
+    if (ck.optimizer) this.loadState({ step: step as number, adamStep: adam, m: asParams(ck.optimizer.m), v: asParams(ck.optimizer.v) });
+    else {
+      this.step = step as number;
+      this.adamStep = adam;
+    }
   }
 
   async release(): Promise<void> {
@@ -335,7 +360,7 @@ export class Trainer {
     const f32 = (v: number) => new ort.Tensor('float32', Float32Array.of(v), []);
     Object.assign(feeds, {
       lr: f32(lr), beta1: f32(o.beta1), beta2: f32(o.beta2), eps: f32(o.eps), weight_decay: f32(o.weightDecay),
-      max_grad_norm: f32(o.maxGradNorm > 0 ? o.maxGradNorm : HUGE), step: f32(this.step + 1),
+      max_grad_norm: f32(o.maxGradNorm > 0 ? o.maxGradNorm : HUGE), step: f32(this.adamStep + 1),
     });
     for (const s of this.trainable) {
       const shape = [...s.shape];

@@ -24,6 +24,19 @@ export const ModelRef = z.union([
 ]);
 export type ModelRef = z.infer<typeof ModelRef>;
 
+/** One stage's optimiser settings; a rate, warm-up, floor or shape left out comes from `optim`. */
+const stageOptim = (resetMoments: boolean) =>
+  z.strictObject({
+    lr: z.number().positive().max(1).optional(),
+    warmupSteps: z.number().int().min(0).optional(),
+    minLrRatio: z.number().min(0).max(1).optional(),
+    schedule: z.enum(['cosine', 'constant']).optional(),
+    /** Zero the AdamW moments when this stage starts (never for a run's first stage: there is nothing to reset). */
+    resetMoments: z.boolean().default(resetMoments),
+  });
+export const StageOptim = stageOptim(true);
+export type StageOptim = z.infer<typeof StageOptim>;
+
 /**
  * A run's configuration. Every knob has its default here, so the stored config is the
  * resolved one and the UI can show each default (algorithms.md).
@@ -69,6 +82,16 @@ export const RunConfig = z.strictObject({
       gradClip: z.number().positive().default(1),
       microBatchTokens: z.number().int().min(16).max(1 << 20).default(2048),
       ppoEpochs: z.number().int().min(1).max(16).default(1),
+      /** After warm-up: cosine decay to minLrRatio·lr, or constant. */
+      schedule: z.enum(['cosine', 'constant']).default('cosine'),
+      /**
+       * Each stage (SFT warm start, RWML's world-model stage, the RL stage) runs its own schedule over its
+       * own steps — warm-up included — from these values, overridden per stage here; the world-model and RL
+       * stages reset the AdamW moments by default (a new objective should not inherit the last one's).
+       */
+      stages: z
+        .strictObject({ sft: stageOptim(false).prefault({}), world: stageOptim(true).prefault({}), rl: stageOptim(true).prefault({}) })
+        .prefault({}),
     })
     .prefault({}),
   loss: z
@@ -126,6 +149,11 @@ export const RunConfig = z.strictObject({
     .prefault({}),
   checkpointEvery: z.number().int().min(1).default(10),
   evalEvery: z.number().int().min(0).default(0),
+  /**
+   * Start from another run's checkpoint (its weights and tokenizer; fresh optimiser state, step 1 of
+   * this run's own stages), e.g. every method of a seed from one SFT checkpoint. Step: its latest if absent.
+   */
+  initFrom: z.strictObject({ runId: Id, step: z.number().int().min(1).optional() }).optional(),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;

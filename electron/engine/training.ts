@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Job } from '../contract';
+import { ContractError, type Job, type RunConfig } from '../contract';
 import { ComputeError } from './compute/client';
 import type { TrainEvent } from './compute/protocol';
 import { runDir } from './home';
@@ -87,7 +87,14 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
       try {
         await s.compute.stream(
           'train',
-          { config: run.config, runDir: runDir(s.paths, runId), modelsDir: s.paths.models, resumeFromStep: options.resumeFromStep, resumeFromDir: options.resumeFromDir },
+          {
+            config: run.config,
+            runDir: runDir(s.paths, runId),
+            modelsDir: s.paths.models,
+            resumeFromStep: options.resumeFromStep,
+            resumeFromDir: options.resumeFromDir,
+            initFromDir: run.config.initFrom ? initFromCheckpoint(s, run.config.initFrom).dir : undefined,
+          },
           onEvent,
           stop.signal,
         );
@@ -109,6 +116,28 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
     s.store.runs.update(runId, { status, error, etaMs: null, finishedAt: Date.now() });
     s.events.emit('run.status', { runId, status, error });
   }
+}
+
+/**
+ * The checkpoint a run's `initFrom` names (its latest when no step is given), checked to exist and to
+ * hold the model the new config asks for: the weights decide the model, so a mismatch is refused.
+ */
+export function initFromCheckpoint(s: EngineServices, init: { runId: string; step?: number }, model?: RunConfig['model']): { dir: string; step: number } {
+  const source = s.store.runs.get(init.runId);
+  if (!source) throw new ContractError('not_found', `initFrom: no run with id ${init.runId}`, [{ path: 'config.initFrom.runId', message: 'no such run' }]);
+  const steps = source.checkpoints.map((c) => c.step);
+  const step = init.step ?? steps.at(-1);
+  if (step === undefined || !steps.includes(step)) {
+    throw new ContractError('not_found', `initFrom: run ${init.runId} has no checkpoint${step === undefined ? '' : ` at step ${step}`} (checkpoints: ${steps.join(', ') || 'none'})`, [
+      { path: 'config.initFrom.step', message: 'no checkpoint at that step' },
+    ]);
+  }
+  if (model !== undefined && JSON.stringify(model) !== JSON.stringify(source.config.model)) {
+    throw new ContractError('invalid_input', `initFrom: run ${init.runId} trained ${JSON.stringify(source.config.model)}; this config asks for ${JSON.stringify(model)} (set model to match)`, [
+      { path: 'config.model', message: 'must match the initFrom run' },
+    ]);
+  }
+  return { dir: s.store.runs.checkpointPath(init.runId, step) ?? checkpointDir(s, init.runId, step), step };
 }
 
 /** Where a run's checkpoint for `step` lives. */

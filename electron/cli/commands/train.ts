@@ -16,6 +16,7 @@ interface TrainOptions extends CommonOptions {
   steps?: string;
   seed?: string;
   set?: string[];
+  initFrom?: string;
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -59,6 +60,11 @@ export function configFromFlags(opts: TrainOptions): RunConfigInput {
   if (opts.preset && opts.model) throw new CliError('give --preset or --model, not both', EXIT.usage);
   if (opts.preset) config.model = { preset: opts.preset };
   if (opts.model) config.model = { imported: opts.model };
+  if (opts.initFrom !== undefined) {
+    const m = /^([^@\s]+)(?:@(\d+))?$/.exec(opts.initFrom);
+    if (!m) throw new CliError(`--init-from wants RUN or RUN@STEP, got "${opts.initFrom}"`, EXIT.usage);
+    config.initFrom = m[2] === undefined ? { runId: m[1] } : { runId: m[1], step: Number(m[2]) };
+  }
   if (opts.steps !== undefined) config.steps = Number(opts.steps);
   if (opts.seed !== undefined) config.seed = Number(opts.seed);
   for (const assignment of opts.set ?? []) applySetting(config, assignment);
@@ -105,10 +111,13 @@ export function registerTrain(program: Command): void {
     .option('--steps <n>', 'training steps')
     .option('--seed <s>', 'seed')
     .option('--set <key=value...>', 'override any knob, e.g. --set rollout.k=8 loss.stdNormalize=true')
+    .option('--init-from <run[@step]>', "start from another run's checkpoint (its latest without @step) with this run's own config")
     .action(
       act<TrainOptions>(async (_args, opts, out) => {
         const config = configFromFlags(opts);
         await withEngine(opts.home, async (api) => {
+          // The checkpoint decides the model: without --preset/--model, take the one it was trained as.
+          if (config.initFrom && !opts.preset && !opts.model) config.model = (await api.call('runs.get', { id: config.initFrom.runId })).config.model;
           const run = await api.call('runs.create', { config: config as never, start: true });
           out.line(`run ${run.id}: ${run.name}, ${run.totalSteps} steps`);
           const status = await followRun(api, run.id, out.json);

@@ -15,6 +15,7 @@ import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
 import type { RolloutSettings } from './rollout';
+import { stageKey, stageLearningRate, stageResetsMoments } from './stage-schedule';
 import type { ReferenceStep } from './simulator';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -34,6 +35,8 @@ export interface TrainingIO {
   resumeFromStep?: number;
   /** Start from this checkpoint folder (a fork from another run); steps continue from its step. */
   resumeFromDir?: string;
+  /** A fresh run's starting weights and tokenizer (config.initFrom, resolved by the engine); ignored when resuming. */
+  initFromDir?: string;
   signal: AbortSignal;
   onStep(result: StepResult): void;
   onLog(level: LogLevel, message: string): void;
@@ -74,6 +77,18 @@ export class RunContext {
 
   get totalSteps(): number {
     return this.stages[this.stages.length - 1].last;
+  }
+
+  /**
+   * Before `stage` runs from `start`: its own learning rate, and (only at its true first step, so a
+   * resume mid-stage keeps the saved moments) zeroed moments when the stage asks for them.
+   */
+  beginStage(stage: Stage, start: number): void {
+    if (start === stage.first && stageResetsMoments(this.config, stage, stage === this.stages[0])) {
+      this.policy.resetMoments();
+      this.io.onLog('info', `stage ${stage.algo}: AdamW moments reset (optim.stages.${stageKey(stage.algo)}.resetMoments)`);
+    }
+    this.policy.setLearningRate(stageLearningRate(this.config, stage, start));
   }
 
   /** The task's reference trajectory as real call/result pairs (from the run's demonstrations). */
@@ -142,6 +157,7 @@ export class RunContext {
     // data, but that repeats the method's data cost rather than adding to it.
     if (step === 1) metrics.gather_env_calls = this.gatherEnvCalls;
     this.gatherEnvCalls = 0;
+    if (step < stage.last) this.policy.setLearningRate(stageLearningRate(c, stage, step + 1));
     if (c.evalEvery > 0 && step % c.evalEvery === 0) {
       const ev = await evaluatePolicy(
         this.policy,

@@ -121,6 +121,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
   private trainers = new Map<string, Trainer>();
   private active: Trainer;
   private reference?: Trainer;
+  private learningRate: number | null = null;
 
   private constructor(
     readonly tokenizer: TextTokenizer,
@@ -242,6 +243,20 @@ export class NativePolicy implements Policy, ReferencePolicy {
     return (await this.active.logprobs(rows)).logprobs;
   }
 
+  /**
+   * The learning rate of the next updates, set per run step by the stage's schedule (RunContext);
+   * null falls back to the optimizer config's one schedule over the whole run.
+   */
+  setLearningRate(lr: number | null): void {
+    this.learningRate = lr;
+    this.active.setLearningRate(lr);
+  }
+
+  /** Zero the AdamW moments, e.g. when an RL stage starts after SFT with its own optimiser state. */
+  resetMoments(): void {
+    this.active.resetMoments();
+  }
+
   async trainStep(batch: TrainBatch[], objective: ObjectiveConfig): Promise<StepStats> {
     await this.use(objective);
     return this.active.trainStep(batch);
@@ -265,6 +280,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
     }
     next.setParams(this.active.getParams());
     next.loadState(this.active.state());
+    next.setLearningRate(this.learningRate);
     // The trainer set aside keeps no baked copy of weights that are about to move on.
     await this.active.releaseGenerationCache();
     this.active = next;

@@ -22,6 +22,7 @@ import { runSftStage } from './loops/sft';
 import { NativePolicy, type PolicyOptions, type PretrainedModel } from './policy';
 import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
+import { rlSamplingProblem } from '../preflight';
 import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';
@@ -97,6 +98,9 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   if (!parsed.success)
     throw new AlgorithmError(`invalid run config: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const config = parsed.data;
+  // Pre-flight refuses these too; a run started without it (CLI, an older stored config) must not train biased.
+  const sampling = rlSamplingProblem(config);
+  if (sampling) throw new AlgorithmError(sampling);
   const stages = planStages(config);
   const total = stages[stages.length - 1].last;
   const env = await getEnv(config.env, envOptions(config));
@@ -111,7 +115,9 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   // A fresh preset run trains its tokenizer on the demonstrations it will use (file or expert); an
   // env with neither gives its tool schemas and instructions. A resumed run has its saved tokenizer,
   // an imported model its own.
-  const trainsTokenizer = !from && !imported;
+  // A run started from another run's checkpoint (config.initFrom) takes its weights and tokenizer.
+  const init = from ? undefined : io.initFromDir;
+  const trainsTokenizer = !from && !imported && !init;
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
   const transcripts =
     trainsTokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
@@ -136,7 +142,12 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   };
   let policy: NativePolicy;
   if (from) policy = await NativePolicy.fromCheckpoint(from.dir, options);
-  else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options, loraOf(config));
+  else if (init) {
+    policy = await NativePolicy.fromCheckpoint(init, options);
+    // Its weights, not its optimiser: this run's first stage starts like a fresh one.
+    policy.resetMoments();
+    io.onLog('info', `initialised from ${init}`);
+  } else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options, loraOf(config));
   else {
     const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
     policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus });
@@ -157,6 +168,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
       if (stage.last <= step) continue;
       const start = Math.max(stage.first, step + 1);
       io.onLog('info', `stage ${stage.algo}: steps ${start}–${stage.last}`);
+      ctx.beginStage(stage, start);
       const go = await runStage(ctx, stage, start);
       step = go ? stage.last : step;
       if (!go) return { finalStep: ctx.lastStep };

@@ -20,7 +20,7 @@ export interface ComputeOps {
   evaluate: { input: EvaluateInput; output: EvaluateOutput; event: never };
   rehearse: { input: RehearseInput; output: Awaited<ReturnType<typeof import('./policy-ops').rehearseOp>>; event: never };
   commit: { input: CommitInput; output: Awaited<ReturnType<typeof import('./policy-ops').commitOp>>; event: never };
-  train: { input: { config: RunConfig; runDir: string; modelsDir?: string; resumeFromStep?: number; resumeFromDir?: string }; output: { finalStep: number }; event: TrainEvent };
+  train: { input: { config: RunConfig; runDir: string; modelsDir?: string; resumeFromStep?: number; resumeFromDir?: string; initFromDir?: string }; output: { finalStep: number }; event: TrainEvent };
 }
 
 export type ComputeOp = keyof ComputeOps;

@@ -46,6 +46,7 @@ const ops: OpTable = {
       modelsDir: input.modelsDir,
       resumeFromStep: input.resumeFromStep,
       resumeFromDir: input.resumeFromDir,
+      initFromDir: input.initFromDir,
       signal: ctx.signal,
       onStep: (step) => ctx.emit({ type: 'step', ...step }),
       onLog: (level, message) => ctx.emit({ type: 'log', level, message }),

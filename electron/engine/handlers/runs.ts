@@ -5,7 +5,7 @@ import { runDir } from '../home';
 import type { EngineServices } from '../services';
 import { preflight, runConfigFileProblems } from '../preflight';
 import { rootsForTransport } from '../user-paths';
-import { checkpointDir, startTraining } from '../training';
+import { checkpointDir, initFromCheckpoint, startTraining } from '../training';
 import type { HandlerGroup } from './types';
 
 export function newRunId(now = new Date()): string {
@@ -30,6 +30,7 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     // A file the run will read, named from the workbench window, must lie in the data home like every other path.
     const fileProblems = runConfigFileProblems(config, rootsForTransport(ctx.transport, s.paths.home));
     if (fileProblems.length) throw new ContractError('invalid_input', fileProblems.map((p) => p.message).join('; '), fileProblems);
+    if (config.initFrom) initFromCheckpoint(s, config.initFrom, config.model);
     if (!s.envs.ids().includes(config.env)) {
       const known = s.envs.ids();
       throw new ContractError('invalid_input', `unknown environment "${config.env}"${known.length ? `; known: ${known.join(', ')}` : ''}`, [

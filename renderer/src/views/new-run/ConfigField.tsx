@@ -12,8 +12,10 @@ interface Props {
   onChange: (value: FieldValue) => void;
 }
 
+/** The path within its group: `lr` for optim.lr, `stages.rl.lr` for a nested one. */
 function label(path: string): string {
-  return path.split('.').pop()!;
+  const parts = path.split('.');
+  return parts.length <= 2 ? parts[parts.length - 1]! : parts.slice(1).join('.');
 }
 
 function defaultText(field: ConfigField): string {
@@ -40,6 +42,7 @@ export function ConfigFieldRow({ field, value, issue, changed, envIds, modelName
   } else if (field.kind === 'enum') {
     input = (
       <select {...common} value={String(value)} onChange={(e) => onChange(e.target.value)}>
+        {field.optional && <option value="">(default)</option>}
         {field.options.map((o) => (
           <option key={o}>{o}</option>
         ))}

@@ -33,6 +33,7 @@ const topLevelGroup: Record<string, GroupId> = {
   steps: 'budgets',
   checkpointEvery: 'budgets',
   evalEvery: 'budgets',
+  initFrom: 'method',
 };
 
 export type FieldKind =
@@ -103,25 +104,27 @@ function toFieldValue(path: string, value: unknown): FieldValue {
 export function configFields(): ConfigField[] {
   const defaults = RunConfig.parse({ env: 'default' });
   const fields: ConfigField[] = [];
-  for (const [key, raw] of Object.entries(RunConfig.shape)) {
-    const { inner, optional } = unwrap(raw as unknown as AnySchema);
-    if (inner._zod.def.type === 'object' && key !== 'model') {
+  // Objects nest (optim.stages.rl.lr); every leaf is a field of its top-level group. A leaf is
+  // optional when it or any object above it is: leaving it empty leaves it out of the config.
+  const walk = (path: string, schema: AnySchema, group: GroupId, optionalAbove: boolean): void => {
+    const { inner, optional } = unwrap(schema);
+    if (inner._zod.def.type === 'object' && path !== 'model') {
       const shape = (inner as unknown as z.ZodObject).shape as Record<string, AnySchema>;
-      for (const [sub, subSchema] of Object.entries(shape)) {
-        const path = `${key}.${sub}`;
-        const leaf = unwrap(subSchema);
-        fields.push({ ...kindOf(path, leaf.inner), path, group: key as GroupId, help: knobHelp[path] ?? '', optional: leaf.optional, defaultValue: toFieldValue(path, getPath(defaults, path)) });
-      }
-    } else {
-      fields.push({
-        ...kindOf(key, inner),
-        path: key,
-        group: topLevelGroup[key] ?? 'budgets',
-        help: knobHelp[key] ?? '',
-        optional,
-        defaultValue: key === 'env' ? '' : toFieldValue(key, getPath(defaults, key)),
-      });
+      for (const [sub, subSchema] of Object.entries(shape)) walk(`${path}.${sub}`, subSchema, group, optionalAbove || optional);
+      return;
     }
+    fields.push({
+      ...kindOf(path, inner),
+      path,
+      group,
+      help: knobHelp[path] ?? '',
+      optional: optional || optionalAbove,
+      defaultValue: path === 'env' ? '' : toFieldValue(path, getPath(defaults, path)),
+    });
+  };
+  for (const [key, raw] of Object.entries(RunConfig.shape)) {
+    const isGroup = unwrap(raw as unknown as AnySchema).inner._zod.def.type === 'object' && key !== 'model' && !(key in topLevelGroup);
+    walk(key, raw as unknown as AnySchema, isGroup ? (key as GroupId) : (topLevelGroup[key] ?? 'budgets'), false);
   }
   return fields;
 }
@@ -150,6 +153,8 @@ export function validateForm(fields: ConfigField[], values: FormValues): Validat
   const config: Record<string, unknown> = {};
   for (const field of fields) {
     const value = values[field.path] ?? field.defaultValue;
+    // An optional knob left empty is left out: its default (or the value it inherits) applies.
+    if (field.optional && value === '') continue;
     if (field.kind === 'number') {
       const text = String(value).trim();
       const parsed = text === '' ? NaN : Number(text);

@@ -16,7 +16,9 @@ function leafPaths(value: Record<string, unknown>, prefix = ''): string[] {
 describe('configFields', () => {
   it('has one field per RunConfig knob, each with a one-line explanation and a known group', () => {
     const defaults = RunConfig.parse({ env: 'x' });
-    const expected = [...leafPaths(defaults), 'name', 'sft.demonstrationsFile'].sort();
+    // Optional knobs have no default, so the resolved config does not show them.
+    const stageOverrides = ['sft', 'world', 'rl'].flatMap((st) => ['lr', 'warmupSteps', 'minLrRatio', 'schedule'].map((k) => `optim.stages.${st}.${k}`));
+    const expected = [...leafPaths(defaults), 'name', 'sft.demonstrationsFile', 'initFrom.runId', 'initFrom.step', ...stageOverrides].sort();
     expect(fields.map((f) => f.path).sort()).toEqual(expected);
     const groupIds = new Set<string>(groups.map((g) => g.id));
     for (const field of fields) {
@@ -85,5 +87,22 @@ describe('serverIssues and changedPaths', () => {
   it('lists the knobs that differ from their default', () => {
     const values = defaultValues(fields, { env: 'retail', 'rollout.k': '8', 'loss.stdNormalize': true, 'optim.lr': '0.0003' });
     expect([...changedPaths(fields, values)].sort()).toEqual(['loss.stdNormalize', 'rollout.k']);
+  });
+});
+
+describe('nested and optional knobs', () => {
+  it('a stage override left empty is left out (it inherits optim), a filled one is sent; initFrom only with a run id', () => {
+    const base = defaultValues(fields, { env: 'retail' });
+    const empty = validateForm(fields, base);
+    expect(empty.ok && empty.config.optim?.stages?.rl).toEqual({ resetMoments: true });
+    expect(empty.ok && 'initFrom' in empty.config).toBe(false);
+    const filled = validateForm(fields, { ...base, 'optim.stages.rl.lr': '0.001', 'optim.stages.rl.schedule': 'constant', 'initFrom.runId': 'run-20261201-1', 'initFrom.step': '' });
+    expect(filled.ok && filled.config.optim?.stages?.rl).toEqual({ lr: 0.001, schedule: 'constant', resetMoments: true });
+    expect(filled.ok && filled.config.initFrom).toEqual({ runId: 'run-20261201-1' });
+    const stepOnly = validateForm(fields, { ...base, 'initFrom.step': '40' });
+    expect(stepOnly.ok).toBe(false);
+    expect(!stepOnly.ok && stepOnly.issues['initFrom.runId']).toBeTruthy();
+    expect(byPath('optim.stages.rl.lr')).toMatchObject({ group: 'optim', optional: true, defaultValue: '' });
+    expect(byPath('initFrom.runId')).toMatchObject({ group: 'method', optional: true });
   });
 });
