@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { z } from 'zod';
 import type { JsonValue, ToolSpec } from '../types';
 
 export type McpServerSpec =
@@ -132,6 +133,8 @@ export class McpConnection {
           await this.kill(`tools/list did not answer within ${timeoutMs} ms`);
           throw new McpConnectError(`the server did not answer tools/list within ${timeoutMs} ms; it was stopped`);
         }
+        const invalid = await this.describeInvalidToolList(err, cursor, timeoutMs);
+        if (invalid) throw new McpConnectError(invalid);
         throw err;
       }
       chars += JSON.stringify(result.tools).length;
@@ -145,6 +148,25 @@ export class McpConnection {
       cursor = result.nextCursor;
       if (!cursor) return out;
     }
+  }
+
+  /**
+   * The SDK refuses a whole tools/list answer with its raw zod issues (a JSON dump of paths).
+   * Word the first issue as one sentence naming the tool, whose name comes from asking again
+   * without the SDK's schema. Null when the error is not a schema refusal.
+   */
+  private async describeInvalidToolList(err: unknown, cursor: string | undefined, timeoutMs: number): Promise<string | null> {
+    const issues = (err as { issues?: unknown } | null)?.issues;
+    const first = Array.isArray(issues) ? (issues[0] as { path?: unknown; message?: unknown } | undefined) : undefined;
+    if (!first || !Array.isArray(first.path) || first.path[0] !== 'tools' || typeof first.path[1] !== 'number') return null;
+    const [, index, ...field] = first.path as [string, number, ...unknown[]];
+    const raw = await this.client
+      .request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, z.looseObject({ tools: z.array(z.unknown()) }), { timeout: timeoutMs })
+      .then((page) => page.tools[index] as { name?: unknown } | undefined)
+      .catch(() => undefined);
+    const tool = typeof raw?.name === 'string' ? `tool "${raw.name.slice(0, 100)}"` : `tool #${index + 1}`;
+    const more = issues!.length > 1 ? ` (and ${issues!.length - 1} more problem${issues!.length > 2 ? 's' : ''} in the list)` : '';
+    return `the server lists ${tool} with an invalid ${field.length ? field.join('.') : 'definition'}: ${String(first.message ?? 'not valid')}${more}`;
   }
 
   async call(name: string, args: { [key: string]: JsonValue }, limits: McpCallLimits): Promise<McpCallOutcome> {
