@@ -156,8 +156,9 @@ export class McpConnection {
    * without the SDK's schema. Null when the error is not a schema refusal.
    */
   private async describeInvalidToolList(err: unknown, cursor: string | undefined, timeoutMs: number): Promise<string | null> {
-    const issues = (err as { issues?: unknown } | null)?.issues;
-    const first = Array.isArray(issues) ? (issues[0] as { path?: unknown; message?: unknown } | undefined) : undefined;
+    const found = (err as { issues?: unknown } | null)?.issues;
+    const issues: unknown[] = Array.isArray(found) ? found : [];
+    const first = issues[0] as { path?: unknown; message?: unknown } | undefined;
     if (!first || !Array.isArray(first.path) || first.path[0] !== 'tools' || typeof first.path[1] !== 'number') return null;
     const [, index, ...field] = first.path as [string, number, ...unknown[]];
     const raw = await this.client
@@ -165,7 +166,7 @@ export class McpConnection {
       .then((page) => page.tools[index] as { name?: unknown } | undefined)
       .catch(() => undefined);
     const tool = typeof raw?.name === 'string' ? `tool "${raw.name.slice(0, 100)}"` : `tool #${index + 1}`;
-    const more = issues!.length > 1 ? ` (and ${issues!.length - 1} more problem${issues!.length > 2 ? 's' : ''} in the list)` : '';
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''} in the list)` : '';
     return `the server lists ${tool} with an invalid ${field.length ? field.join('.') : 'definition'}: ${String(first.message ?? 'not valid')}${more}`;
   }
 
