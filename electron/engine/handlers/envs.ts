@@ -26,6 +26,9 @@ export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' 
   },
   'envs.remove': async ({ id }) => {
     if (!s.envs.remove) throw new ContractError('not_available', 'this engine has a fixed set of environments');
+    // Its task file and episode folders are in use while a run trains or waits on it.
+    const live = (['running', 'queued'] as const).flatMap((status) => s.store.runs.list({ status, limit: 1000, offset: 0 }).items).filter((r) => r.env === id);
+    if (live.length) throw new ContractError('conflict', `run ${live[0].id} is ${live[0].status} on "${id}"; cancel it before removing the environment`);
     await s.envs.remove(id);
     return { ok: true as const };
   },
