@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { createDispatcher, methods, type EventName, type Handlers, type MethodName, type Result } from '../contract';
+import { recoverAtomicLeftovers } from '../../native-models/io/atomic';
+import { valueBoundsProblem } from '../../native-models/io/bounded-json';
 import { ComputeClient } from './compute/client';
 import { EventBus } from './events';
 import { registryCatalog } from './env-catalog';
@@ -59,7 +61,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
   // Only the owner migrates and marks runs interrupted: it holds the lease, so the engine that
   // ran them is gone. A read-only engine must not touch runs another engine is training.
   const store = Store.open(paths.db, loadSnippet, { migrate: owner });
-  if (owner) store.runs.markInterrupted();
+  /** What only the owner may do, once it holds the lease: the engine before it is gone. */
+  const takeOwnership = () => {
+    store.runs.markInterrupted();
+    // An export killed mid-swap leaves its record pointing at a folder still under its temporary name.
+    try {
+      recoverAtomicLeftovers(paths.exports);
+    } catch (error) {
+      console.error('[engine] could not tidy interrupted exports:', error);
+    }
+  };
+  if (owner) takeOwnership();
   // Registration itself is synchronous; the promise only stops servers of replaced entries.
   void loadUserEnvs(paths).catch((error: unknown) => console.error('[engine] user environments:', error));
   const events = new EventBus();
@@ -84,6 +96,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ...jobsHandlers(services),
   };
   const dispatchAny = createDispatcher<RequestContext>(handlers, {
+    // Size and depth checked by a loop before zod recurses into a payload (a 3 KB frame nested
+    // 1,500 deep overflowed its stack).
+    inputProblem: (input) => valueBoundsProblem(input),
     onInternalError: options.onInternalError ?? ((method, error) => console.error(`[engine] ${method}:`, error)),
   });
 
@@ -93,7 +108,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (lease.isOwner) return true;
     if (closed || !lease.tryAcquire()) return false;
     store.migrate();
-    store.runs.markInterrupted();
+    takeOwnership();
     return true;
   };
   const dispatch: Engine['dispatch'] = async (method, input, ctx) => {

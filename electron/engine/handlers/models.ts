@@ -51,7 +51,15 @@ function confine(ctx: RequestContext, target: string, root: string, what: string
   }
 }
 
+/** A file-system failure while writing (a read-only or virtual folder such as /proc) said in words, not as a raw errno. */
+function cannotWrite(target: string, error: unknown): unknown {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return error;
+  return new ContractError('invalid_input', `cannot write the export to ${target} (${code}: ${(error as Error).message.split('\n')[0]}); choose a folder you can write to`);
+}
+
 function asContractError(m: ModelsModule, error: unknown): never {
+  if (error instanceof ContractError) throw error;
   if (error instanceof m.ModelRegistryError)
     throw new ContractError(error.code === 'NOT_FOUND' ? 'not_found' : error.code === 'EXISTS' ? 'conflict' : 'invalid_input', error.message);
   if (error instanceof m.ExportError) throw new ContractError(error.code.startsWith('OUT_DIR') ? 'conflict' : 'invalid_input', error.message);
@@ -121,7 +129,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         force,
         protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
       })
-      .catch((e) => asContractError(m, e));
+      .catch((e) => asContractError(m, cannotWrite(target, e)));
     return s.store.exports.insert({
       runId: 'run' in source ? source.run : null,
       model: 'model' in source ? source.model : null,
