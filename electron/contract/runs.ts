@@ -46,6 +46,10 @@ export const RunConfig = z.strictObject({
   env: Id,
   /** World size for the from-scratch generators (users/orders/files/rooms in play). */
   worldSize: z.number().int().min(1).max(10_000).default(8),
+  /** fixed: tasks over one world (held-out = unseen users/pairs); procedural: fresh entities per task (held-out = never-seen names/ids). */
+  worldMode: z.enum(['fixed', 'procedural']).default('fixed'),
+  /** Curriculum: which task families train/held-out draw from — one-call look-ups, + chains, or all (ood keeps its own). */
+  taskMix: z.enum(['lookups', 'chains', 'all']).default('all'),
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
   steps: z.number().int().min(1).max(1_000_000).default(50),
@@ -206,6 +210,16 @@ export function plannedSteps(config: RunConfig): number {
 }
 
 export const PreflightCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.string() });
+/** The recommended recipe for an environment and model (engine/recipes.ts): the knobs known to train. */
+export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional() });
+export const RunsRecipeOutput = z.strictObject({
+  id: z.string(),
+  config: RunConfig,
+  /** Figures where measured (null: not measured yet), and where they were measured. */
+  expected: z.strictObject({ minutes: z.number().nullable(), heldoutSuccess: z.number().nullable(), diskMB: z.number().nullable(), measured: z.string().nullable() }),
+  notes: z.string(),
+});
+
 export const RunsPreflightInput = z.strictObject({ config: RunConfig });
 /** What the engine can tell about a run before it starts (workbench.md "New run"). */
 export const RunsPreflightOutput = z.strictObject({

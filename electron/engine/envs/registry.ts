@@ -39,7 +39,7 @@ const BUILTIN_ENVS: EnvRegistration[] = [
     id: 'retail',
     description: 'tau2 retail DB + 16 tools; generated look-ups, chains, writes, impossible requests',
     track: 'scratch',
-    options: ['worldSize', 'worldSeed', 'seed', 'counts'],
+    options: ['worldSize', 'worldSeed', 'seed', 'counts', 'worldMode', 'taskMix'],
     create: async (o) => new (await import('./retail/env')).RetailEnv(o as import('./retail/env').RetailOptions),
   },
   {
@@ -60,7 +60,7 @@ const BUILTIN_ENVS: EnvRegistration[] = [
     id: 'household',
     description: 'seeded text household (ALFWorld-like): pick-and-place, clean/heat/cool, examine; two-object tasks ood',
     track: 'scratch',
-    options: ['rooms', 'objects', 'tasksPerSplit'],
+    options: ['rooms', 'objects', 'tasksPerSplit', 'worldMode', 'taskMix'],
     create: async (o) => new (await import('./household/env')).HouseholdEnv(o as import('./household/env').HouseholdOptions),
   },
   {

@@ -35,6 +35,13 @@ export function describeHouse(world: World): string {
     const names = world.receptacles.filter((r) => r.room === room).map((r) => r.name);
     lines.push(`In the ${room}, you see ${listThings(names)}.`);
   }
+  // Procedural worlds show every object's place up front, in the words a visit would use.
+  if (world.showContents) {
+    for (const rec of world.receptacles) {
+      const here = itemsIn(world, rec.name);
+      if (here.length > 0) lines.push(`${rec.preposition === 'in' ? 'In' : 'On'} the ${rec.name}, you see ${listThings(here.map((i) => i.name))}.`);
+    }
+  }
   lines.push(`You are standing in the middle of the ${world.agentRoom}. Your hands are empty.`);
   return lines.join('\n');
 }

@@ -6,9 +6,9 @@ import { GeneratedTaskSet } from '../task-set';
 import type { ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
 import { HouseholdEpisode } from './episode';
 import { replayExpert } from './expert';
-import { generateTask } from './tasks';
+import { generateTask, TASK_MIXES, taskWorld, WORLD_MODES, type TaskMix, type WorldMode } from './tasks';
 import { HOUSEHOLD_TOOLS } from './tools';
-import { generateWorld, validateWorldSize, type WorldSize } from './world';
+import { validateWorldSize, type WorldSize } from './world';
 
 export interface HouseholdOptions {
   /** Rooms in play (1–5; the kitchen is always one). */
@@ -17,6 +17,10 @@ export interface HouseholdOptions {
   objects?: number;
   /** Tasks generated per split. */
   tasksPerSplit?: number;
+  /** fixed: today's houses (heldout = unseen object/receptacle pairs); procedural: fresh names per task, all places shown. */
+  worldMode?: WorldMode;
+  /** Which families train and heldout draw from (ood keeps two-object tasks): examine, + pick-and-place, or all. */
+  taskMix?: TaskMix;
 }
 
 export const HOUSEHOLD_DEFAULTS = { rooms: 2, objects: 10, tasksPerSplit: 60 } as const;
@@ -30,19 +34,25 @@ export class HouseholdEnv implements ToolEnv {
   readonly track = 'scratch' as const;
   readonly description = 'A text household: walk between receptacles, open, take, put, clean, heat, cool and examine objects.';
   readonly size: WorldSize;
+  readonly worldMode: WorldMode;
+  readonly taskMix: TaskMix;
   private readonly tasksPerSplit: number;
   private readonly taskSet: GeneratedTaskSet;
 
   constructor(opts: HouseholdOptions = {}) {
     this.size = { rooms: opts.rooms ?? HOUSEHOLD_DEFAULTS.rooms, objects: opts.objects ?? HOUSEHOLD_DEFAULTS.objects };
     validateWorldSize(this.size);
+    this.worldMode = opts.worldMode ?? 'fixed';
+    this.taskMix = opts.taskMix ?? 'all';
+    if (!WORLD_MODES.includes(this.worldMode)) throw new RangeError(`household: worldMode must be one of ${WORLD_MODES.join(', ')}, got ${JSON.stringify(opts.worldMode)}`);
+    if (!TASK_MIXES.includes(this.taskMix)) throw new RangeError(`household: taskMix must be one of ${TASK_MIXES.join(', ')}, got ${JSON.stringify(opts.taskMix)}`);
     this.tasksPerSplit = opts.tasksPerSplit ?? HOUSEHOLD_DEFAULTS.tasksPerSplit;
     if (!Number.isInteger(this.tasksPerSplit) || this.tasksPerSplit < 1) {
       throw new RangeError(`household: tasksPerSplit must be a positive integer, got ${opts.tasksPerSplit}`);
     }
     this.taskSet = new GeneratedTaskSet(
       this.tasksPerSplit,
-      (split, i) => generateTask(split, i, { size: this.size, envId: this.id }),
+      (split, i) => generateTask(split, i, { size: this.size, envId: this.id, worldMode: this.worldMode, taskMix: this.taskMix }),
       (id) => new UnknownTaskError(`household: no task "${id}"`),
     );
   }
@@ -66,7 +76,7 @@ export class HouseholdEnv implements ToolEnv {
     if (task.env !== this.id || typeof worldSeed !== 'number' || typeof rooms !== 'number' || typeof objects !== 'number') {
       throw new UnknownTaskError(`household: task "${task.id}" is not a household task (env ${task.env}, missing world parameters)`);
     }
-    return new HouseholdEpisode(task, generateWorld(worldSeed, { rooms, objects }));
+    return new HouseholdEpisode(task, taskWorld(worldSeed, { rooms, objects }, task.split, meta.worldMode === 'procedural' ? 'procedural' : 'fixed'));
   }
 
   expert(task: Task): ExpertPolicy {

@@ -3,13 +3,20 @@
  * (found by simulating the world, so every gold plan is known to work) and the checklist.
  *
  * Splits: heldout goals use (object kind, receptacle kind) pairs that train never uses; ood goals
- * are two-object tasks, a template train and heldout never show.
+ * are two-object tasks, a template train and heldout never show. In procedural worlds heldout
+ * differs from train by its names instead (every receptacle and object is new; world.ts), so the
+ * pair rule is off there: one generalisation gap at a time.
  */
 import type { ChecklistItem, Split, Task, ToolCall } from '../types';
 import { APPLIANCE_OF, OBJECT_KIND_BY_TYPE, type Transform } from './catalog';
 import { applyCall, describeHouse } from './engine';
 import { hashString, Rng } from '../../random';
 import { cloneWorld, findItem, findReceptacle, generateWorld, type World, type WorldSize } from './world';
+
+export const WORLD_MODES = ['fixed', 'procedural'] as const;
+export type WorldMode = (typeof WORLD_MODES)[number];
+export const TASK_MIXES = ['lookups', 'chains', 'all'] as const;
+export type TaskMix = (typeof TASK_MIXES)[number];
 
 export type HouseholdFamily = 'pick_place' | 'clean_place' | 'heat_place' | 'cool_place' | 'examine' | 'two_place';
 
@@ -18,6 +25,17 @@ export const SPLIT_FAMILIES: Record<Split, HouseholdFamily[]> = {
   heldout: ['pick_place', 'clean_place', 'heat_place', 'cool_place', 'examine'],
   ood: ['two_place'],
 };
+
+/** The curriculum: examine (find and name a place), then plain pick-and-place, then every family. ood keeps its own. */
+const MIX_FAMILIES: Record<TaskMix, ReadonlySet<HouseholdFamily>> = {
+  lookups: new Set(['examine']),
+  chains: new Set(['examine', 'pick_place']),
+  all: new Set(SPLIT_FAMILIES.train),
+};
+
+export function splitFamilies(split: Split, mix: TaskMix): HouseholdFamily[] {
+  return split === 'ood' ? SPLIT_FAMILIES.ood : SPLIT_FAMILIES[split].filter((f) => MIX_FAMILIES[mix].has(f));
+}
 
 export interface PlaceGoal {
   object: string;
@@ -30,14 +48,14 @@ export function isHeldoutPair(objectType: string, receptacleType: string): boole
   return hashString(`${objectType}|${receptacleType}`) % 4 === 0;
 }
 
-function pairAllowed(split: Split, objectType: string, receptacleType: string): boolean {
-  if (split === 'ood') return true;
+function pairAllowed(split: Split, objectType: string, receptacleType: string, procedural: boolean): boolean {
+  if (split === 'ood' || procedural) return true;
   return isHeldoutPair(objectType, receptacleType) === (split === 'heldout');
 }
 
 const FAMILY_TRANSFORM: Partial<Record<HouseholdFamily, Transform>> = { clean_place: 'clean', heat_place: 'heat', cool_place: 'cool' };
 
-function candidateGoals(world: World, split: Split, transform: Transform | null, exclude: Set<string>): PlaceGoal[] {
+function candidateGoals(world: World, split: Split, transform: Transform | null, exclude: Set<string>, procedural: boolean): PlaceGoal[] {
   const out: PlaceGoal[] = [];
   for (const item of world.items) {
     if (exclude.has(item.name)) continue;
@@ -47,7 +65,7 @@ function candidateGoals(world: World, split: Split, transform: Transform | null,
       if (rec.name === item.location || !kind.homes.includes(rec.type)) continue;
       // A transform's appliance as target would make the task "put it back where you used it"; skip.
       if (transform && rec.type === APPLIANCE_OF[transform]) continue;
-      if (pairAllowed(split, item.type, rec.type)) out.push({ object: item.name, target: rec.name, transform });
+      if (pairAllowed(split, item.type, rec.type, procedural)) out.push({ object: item.name, target: rec.name, transform });
     }
   }
   return out;
@@ -126,17 +144,25 @@ function goalChecklist(goal: PlaceGoal): ChecklistItem[] {
 export interface HouseholdTaskOptions {
   size: WorldSize;
   envId: string;
+  worldMode?: WorldMode;
+  taskMix?: TaskMix;
+}
+
+/** The world a task plays in, from its meta: what reset and the rehearsal's first observation both start from. */
+export function taskWorld(worldSeed: number, size: WorldSize, split: Split, mode: WorldMode): World {
+  return generateWorld(worldSeed, size, mode === 'procedural' ? { split } : undefined);
 }
 
 /** Task `index` of `split`; retries fresh worlds until the family has a goal legal for the split. */
 export function generateTask(split: Split, index: number, opts: HouseholdTaskOptions): Task {
-  const families = SPLIT_FAMILIES[split];
+  const mode = opts.worldMode ?? 'fixed';
+  const families = splitFamilies(split, opts.taskMix ?? 'all');
   const family = families[index % families.length];
   for (let attempt = 0; attempt < 200; attempt++) {
     const worldSeed = hashString(`household|${split}|${index}|${attempt}|${opts.size.rooms}x${opts.size.objects}`);
-    const world = generateWorld(worldSeed, opts.size);
+    const world = taskWorld(worldSeed, opts.size, split, mode);
     const rng = new Rng(worldSeed ^ 0x9e3779b9);
-    const task = buildTask(world, family, split, rng);
+    const task = buildTask(world, family, split, rng, mode === 'procedural');
     if (!task) continue;
     return {
       id: `${opts.envId}-${split}-${index}`,
@@ -150,12 +176,13 @@ export function generateTask(split: Split, index: number, opts: HouseholdTaskOpt
         worldSeed,
         rooms: opts.size.rooms,
         objects: opts.size.objects,
+        ...(mode === 'procedural' ? { worldMode: mode } : {}),
         family,
         goals: task.goals.map((g) => ({ object: g.object, target: g.target, transform: g.transform })),
         answer: task.answer,
         // The scene a real episode opens with (the world is fixed by the task), so a rehearsal that
         // never opens an episode still starts from it.
-        initialObservation: describeHouse(generateWorld(worldSeed, opts.size)),
+        initialObservation: describeHouse(taskWorld(worldSeed, opts.size, split, mode)),
       },
     };
   }
@@ -170,10 +197,10 @@ interface BuiltTask {
   goals: PlaceGoal[];
 }
 
-function buildTask(world: World, family: HouseholdFamily, split: Split, rng: Rng): BuiltTask | null {
+function buildTask(world: World, family: HouseholdFamily, split: Split, rng: Rng, procedural: boolean): BuiltTask | null {
   const planner = new Planner(world);
   if (family === 'examine') {
-    const options = world.items.filter((i) => pairAllowed(split, i.type, findReceptacle(world, i.location!)!.type));
+    const options = world.items.filter((i) => pairAllowed(split, i.type, findReceptacle(world, i.location!)!.type, procedural));
     if (options.length === 0) return null;
     const item = rng.pick(options);
     const location = planner.examine(item.name);
@@ -192,7 +219,7 @@ function buildTask(world: World, family: HouseholdFamily, split: Split, rng: Rng
   const count = family === 'two_place' ? 2 : 1;
   for (let g = 0; g < count; g++) {
     const transform = family === 'two_place' ? rng.pick<Transform | null>([null, 'clean', 'heat', 'cool']) : (FAMILY_TRANSFORM[family] ?? null);
-    const options = candidateGoals(world, split, transform, new Set(goals.map((x) => x.object)));
+    const options = candidateGoals(world, split, transform, new Set(goals.map((x) => x.object)), procedural);
     if (options.length === 0) return null;
     goals.push(rng.pick(options));
   }

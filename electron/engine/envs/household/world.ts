@@ -1,9 +1,16 @@
 /**
  * The household world state and its seeded generator. A world is plain data so an episode can
  * clone it, and the same (seed, size) always yields the same house.
+ *
+ * A procedural world (generateWorld's `procedural` option) numbers every receptacle and object
+ * afresh ("cabinet 57", "apple 112") from numbers that belong to one split (entityBucket), opens
+ * everything and shows every object's place in the start observation. So held-out houses are made
+ * of names no training house has, the agent can only copy them from what it sees, and the expert
+ * uses nothing the first observation does not show.
  */
 import { MAX_ROOMS, OBJECT_KINDS, OBJECT_KIND_BY_TYPE, RECEPTACLE_KINDS, ROOM_LAYOUTS, type ObjectKind } from './catalog';
-import { Rng } from '../../random';
+import { hashString, Rng } from '../../random';
+import type { Split } from '../types';
 
 export interface Receptacle {
   name: string;
@@ -32,6 +39,8 @@ export interface World {
   agentAt: string | null;
   agentRoom: string;
   holding: string | null;
+  /** Procedural worlds: the start observation lists what is in/on every receptacle. */
+  showContents?: boolean;
 }
 
 /** How much of a house is in play: the world-size knob. */
@@ -63,16 +72,44 @@ function placeableKinds(receptacles: Receptacle[]): ObjectKind[] {
   return OBJECT_KINDS.filter((k) => k.homes.some((h) => present.has(h)));
 }
 
-function buildReceptacles(roomCount: number): Receptacle[] {
+/** The split a receptacle or object name belongs to in procedural worlds: 1 in 8 heldout, 1 in 8 ood, the rest train. */
+export function entityBucket(name: string): Split {
+  const h = hashString(`household-entity|${name}`) % 8;
+  return h === 0 ? 'heldout' : h === 1 ? 'ood' : 'train';
+}
+
+/** Numbers procedural names are drawn from: wide enough that each split has dozens per kind. */
+const PROCEDURAL_NUMBERS = 199;
+
+/** `type n` names: 1, 2, 3 … in a fixed world; fresh numbers of the split's bucket in a procedural one. */
+type Namer = (type: string) => string;
+
+function countingNamer(): Namer {
   const counters = new Map<string, number>();
+  return (type) => {
+    const n = (counters.get(type) ?? 0) + 1;
+    counters.set(type, n);
+    return `${type} ${n}`;
+  };
+}
+
+function bucketNamer(rng: Rng, split: Split): Namer {
+  const used = new Set<string>();
+  return (type) => {
+    const free = Array.from({ length: PROCEDURAL_NUMBERS }, (_, i) => `${type} ${i + 1}`).filter((n) => !used.has(n) && entityBucket(n) === split);
+    const name = rng.pick(free);
+    used.add(name);
+    return name;
+  };
+}
+
+function buildReceptacles(roomCount: number, name: Namer = countingNamer(), open = false): Receptacle[] {
   const out: Receptacle[] = [];
   for (const layout of ROOM_LAYOUTS.slice(0, roomCount)) {
     for (const [type, count] of Object.entries(layout.receptacles)) {
       const kind = RECEPTACLE_KINDS[type];
       for (let i = 0; i < count; i++) {
-        const n = (counters.get(type) ?? 0) + 1;
-        counters.set(type, n);
-        out.push({ name: `${type} ${n}`, type, room: layout.room, openable: kind.openable, isOpen: false, preposition: kind.preposition });
+        out.push({ name: name(type), type, room: layout.room, openable: kind.openable, isOpen: open && kind.openable, preposition: kind.preposition });
       }
     }
   }
@@ -81,19 +118,23 @@ function buildReceptacles(roomCount: number): Receptacle[] {
 
 /**
  * A house with `size.rooms` rooms and `size.objects` objects of distinct kinds (so "the apple" is
- * always "apple 1"), each placed at random in one of the receptacles it belongs in.
+ * the only apple: "apple 1", or its fresh procedural name), each placed at random in one of the
+ * receptacles it belongs in. `procedural` names everything from `split`'s bucket (see above).
  */
-export function generateWorld(seed: number, size: WorldSize): World {
+export function generateWorld(seed: number, size: WorldSize, procedural?: { split: Split }): World {
   validateWorldSize(size);
   const rng = new Rng(seed);
-  const receptacles = buildReceptacles(size.rooms);
+  // The names draw from their own stream, so a fixed world's layout is what it always was.
+  const name = procedural ? bucketNamer(new Rng(seed ^ 0x2545f491), procedural.split) : countingNamer();
+  const receptacles = buildReceptacles(size.rooms, name, procedural !== undefined);
   const kinds = rng.shuffle(placeableKinds(receptacles)).slice(0, size.objects);
   const items: Item[] = kinds.map((kind) => {
     const homes = receptacles.filter((r) => kind.homes.includes(r.type));
-    return { name: `${kind.type} 1`, type: kind.type, location: rng.pick(homes).name, clean: false, hot: false, cold: false };
+    return { name: procedural ? name(kind.type) : `${kind.type} 1`, type: kind.type, location: rng.pick(homes).name, clean: false, hot: false, cold: false };
   });
   items.sort((a, b) => a.name.localeCompare(b.name));
-  return { rooms: ROOM_LAYOUTS.slice(0, size.rooms).map((l) => l.room), receptacles, items, agentAt: null, agentRoom: 'kitchen', holding: null };
+  const world: World = { rooms: ROOM_LAYOUTS.slice(0, size.rooms).map((l) => l.room), receptacles, items, agentAt: null, agentRoom: 'kitchen', holding: null };
+  return procedural ? { ...world, showContents: true } : world;
 }
 
 export function cloneWorld(world: World): World {
@@ -104,6 +145,7 @@ export function cloneWorld(world: World): World {
     agentAt: world.agentAt,
     agentRoom: world.agentRoom,
     holding: world.holding,
+    ...(world.showContents ? { showContents: true } : {}),
   };
 }
 

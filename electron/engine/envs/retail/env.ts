@@ -3,6 +3,9 @@
  * procedurally generated tasks (families.ts) over a `worldSize`-user slice of the DB (world.ts).
  * Splits: train and heldout share templates but not users; ood adds unseen templates and longer
  * chains. Success = the end-state DB hash equals the gold replay's AND the answer is right.
+ *
+ * `worldMode: 'procedural'` replaces the DB slice with a fresh small world per task (procedural.ts):
+ * the same families, tools and checks, but held-out tasks are about entities no training task has.
  */
 import { dataPath } from '../data-dir';
 import { ToolEpisode } from '../episode-base';
@@ -23,6 +26,7 @@ import {
   type ToolSpec,
 } from '../types';
 import { FAMILIES, type Family, type Params } from './families';
+import { PROCEDURAL_MAX_USERS, PROCEDURAL_MIN_USERS, proceduralWorld } from './procedural';
 import { RETAIL_TOOLS } from './tools';
 import { buildWorld, hashString, pick, seededRng, WorldConfigError, type RetailWorld } from './world';
 
@@ -35,7 +39,22 @@ export interface RetailOptions {
   seed?: number;
   /** Tasks per split. */
   counts?: Partial<Record<Split, number>>;
+  /** fixed: tasks over one slice of the tau2 DB; procedural: a fresh world per task (worldSize users each). */
+  worldMode?: WorldMode;
+  /** Which families train and heldout draw from (ood keeps its own): the curriculum from look-ups to everything. */
+  taskMix?: TaskMix;
 }
+
+export const WORLD_MODES = ['fixed', 'procedural'] as const;
+export type WorldMode = (typeof WORLD_MODES)[number];
+export const TASK_MIXES = ['lookups', 'chains', 'all'] as const;
+export type TaskMix = (typeof TASK_MIXES)[number];
+/** Each mix adds harder kinds to the one before: one-call look-ups, then multi-call chains, then writes and refusals. */
+const MIX_KINDS: Record<TaskMix, ReadonlyArray<Family['kind']>> = {
+  lookups: ['lookup'],
+  chains: ['lookup', 'chain'],
+  all: ['lookup', 'chain', 'write', 'impossible'],
+};
 
 export const RETAIL_DEFAULTS = { worldSize: 20, worldSeed: 0, seed: 0, counts: { train: 200, heldout: 50, ood: 50 } } as const;
 
@@ -46,8 +65,15 @@ export class RetailEnv implements ToolEnv {
   readonly id = 'retail';
   readonly description = 'tau2 retail DB and its 16 tools: look-ups, chains, writes and impossible requests over a sized slice of the world';
   readonly track = 'scratch' as const;
+  /** The DB slice in play (fixed mode; a procedural env has no shared users, each task has its own world). */
   readonly world: RetailWorld;
+  readonly worldMode: WorldMode;
+  readonly taskMix: TaskMix;
   private readonly base: Db;
+  private readonly worldSize: number;
+  private readonly worldSeed: number;
+  /** Procedural mode: each task's frozen world, by task id (regenerated from the task's seed when missing). */
+  private readonly worlds = new Map<string, Db>();
   private readonly specs: ToolSpec[];
   private readonly counts: Record<Split, number>;
   private readonly seed: number;
@@ -56,9 +82,24 @@ export class RetailEnv implements ToolEnv {
   private readonly expectedHashes = new Map<string, string>();
 
   constructor(opts: RetailOptions = {}) {
-    this.base = loadFrozenDb(dataPath('tau2-bench', 'domains', 'retail', 'db.json'));
+    this.worldMode = opts.worldMode ?? 'fixed';
+    this.taskMix = opts.taskMix ?? 'all';
+    if (!WORLD_MODES.includes(this.worldMode)) throw new WorldConfigError(`retail worldMode must be one of ${WORLD_MODES.join(', ')}, got ${JSON.stringify(opts.worldMode)}`);
+    if (!TASK_MIXES.includes(this.taskMix)) throw new WorldConfigError(`retail taskMix must be one of ${TASK_MIXES.join(', ')}, got ${JSON.stringify(opts.taskMix)}`);
     this.specs = loadTau2ToolSpecs('retail');
-    this.world = buildWorld(this.base, opts.worldSize ?? RETAIL_DEFAULTS.worldSize, opts.worldSeed ?? RETAIL_DEFAULTS.worldSeed);
+    this.worldSize = opts.worldSize ?? RETAIL_DEFAULTS.worldSize;
+    this.worldSeed = opts.worldSeed ?? RETAIL_DEFAULTS.worldSeed;
+    if (this.worldMode === 'fixed') {
+      this.base = loadFrozenDb(dataPath('tau2-bench', 'domains', 'retail', 'db.json'));
+      this.world = buildWorld(this.base, this.worldSize, this.worldSeed);
+    } else {
+      const size = this.worldSize;
+      if (!Number.isInteger(size) || size < PROCEDURAL_MIN_USERS || size > PROCEDURAL_MAX_USERS) {
+        throw new WorldConfigError(`procedural retail world size must be an integer in [${PROCEDURAL_MIN_USERS}, ${PROCEDURAL_MAX_USERS}] users per task, got ${size}`);
+      }
+      this.base = {};
+      this.world = { size, users: { train: [], heldout: [], ood: [] } };
+    }
     this.seed = opts.seed ?? RETAIL_DEFAULTS.seed;
     this.counts = { ...RETAIL_DEFAULTS.counts, ...opts.counts };
     for (const [name, v] of Object.entries({ worldSeed: opts.worldSeed, seed: opts.seed })) {
@@ -97,27 +138,56 @@ export class RetailEnv implements ToolEnv {
 
   private generate(split: Split): Task[] {
     const rng = seededRng(hashString(`retail:${this.seed}:${split}`));
-    const families = FAMILIES.filter((f) => f.splits.includes(split));
+    // ood keeps its own templates whatever the mix: it is the test of what training never showed.
+    const families = FAMILIES.filter((f) => f.splits.includes(split) && (split === 'ood' || MIX_KINDS[this.taskMix].includes(f.kind)));
     const users = this.world.users[split];
     const want = this.counts[split];
     const seen = new Set<string>();
     const tasks: Task[] = [];
     for (let attempt = 0; tasks.length < want && attempt < want * ATTEMPTS_PER_TASK; attempt++) {
-      // Families in turn keep the mix balanced until one runs out of distinct tasks.
-      const family = families[attempt % families.length];
+      // Families in turn keep the mix balanced until one runs out of distinct tasks. A procedural
+      // world never runs out, so there each slot retries its own family on fresh worlds.
+      const family = families[(this.worldMode === 'procedural' ? tasks.length : attempt) % families.length];
+      if (this.worldMode === 'procedural') {
+        const worldSeed = hashString(`retail:procedural:${this.worldSeed}:${this.seed}:${split}:${attempt}`);
+        const world = proceduralWorld(worldSeed, split, this.worldSize);
+        const wrng = seededRng(worldSeed ^ 0x5bd1e995);
+        const params = family.sample(world.db, pick(world.userIds, wrng), wrng, { address: world.freshAddress });
+        if (!params) continue;
+        const task = this.buildTask(split, tasks.length, family, params, world.db, { worldMode: 'procedural', worldSeed });
+        this.worlds.set(task.id, world.db);
+        tasks.push(task);
+        continue;
+      }
       const params = family.sample(this.base, pick(users, rng), rng);
       if (!params) continue;
       const key = `${family.id}:${canonicalJson(params)}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      tasks.push(this.buildTask(split, tasks.length, family, params));
+      tasks.push(this.buildTask(split, tasks.length, family, params, this.base));
     }
     return tasks;
   }
 
+  /**
+   * The frozen world a task plays in: the shared DB slice, or (procedural) the task's own world,
+   * which its seed regenerates exactly — the same task id always meets the same entities.
+   */
+  worldOf(task: Task): Db {
+    if (this.worldMode === 'fixed') return this.base;
+    let db = this.worlds.get(task.id);
+    if (!db) {
+      const seed = task.meta?.worldSeed;
+      if (typeof seed !== 'number') throw new Error(`retail task '${task.id}' has no procedural world seed`);
+      db = proceduralWorld(seed, task.split, this.worldSize).db;
+      this.worlds.set(task.id, db);
+    }
+    return db;
+  }
+
   /** Run the family's expert on a private copy to get the gold calls; check its answer against the DB. */
-  private buildTask(split: Split, index: number, family: Family, params: Params): Task {
-    const db = forkDb(this.base);
+  private buildTask(split: Split, index: number, family: Family, params: Params, base: Db, worldMeta: Params = {}): Task {
+    const db = forkDb(base);
     const expert = scriptExpert(family.script(params));
     const calls: ToolCall[] = [];
     let observation = '';
@@ -127,7 +197,7 @@ export class RetailEnv implements ToolEnv {
       observation = final.calls.map((c) => executeCall(RETAIL_TOOLS, this.specs, db, c).observation).join('\n');
     }
     const answerText = final.kind === 'answer' ? final.text : '';
-    const right = family.answer(this.base, params);
+    const right = family.answer(base, params);
     const answerItem: ChecklistItem = {
       kind: 'answer',
       weight: 2,
@@ -155,7 +225,7 @@ export class RetailEnv implements ToolEnv {
       gold: { calls, answer: answerText },
       checklist,
       maxTurns: calls.length + 4,
-      meta: { family: family.id, kind: family.kind, params },
+      meta: { family: family.id, kind: family.kind, params, ...worldMeta },
     };
   }
 
@@ -168,7 +238,7 @@ export class RetailEnv implements ToolEnv {
   async reset(task: Task, _seed = 0): Promise<Episode> {
     if (!this.expectedHashes.has(task.id)) this.task(task.id); // generates its split, or throws
     const expectedHash = this.expectedHashes.get(task.id) as string;
-    const db = forkDb(this.base);
+    const db = forkDb(this.worldOf(task));
     const answerItem = task.checklist.find((i) => i.kind === 'answer');
     return new ToolEpisode(task, '', {
       execute: (call) => executeCall(RETAIL_TOOLS, this.specs, db, call),
@@ -189,8 +259,8 @@ export class RetailEnv implements ToolEnv {
     return scriptExpert(this.familyOf(task).script(task.meta?.params as Params));
   }
 
-  /** Hash of the untouched world (what every read-only task must end with). */
-  initialHash(): string {
-    return dbHash(forkDb(this.base));
+  /** Hash of the untouched world (what every read-only task must end with); procedural: of that task's world. */
+  initialHash(task?: Task): string {
+    return dbHash(forkDb(task ? this.worldOf(task) : this.base));
   }
 }

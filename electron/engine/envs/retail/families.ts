@@ -23,12 +23,20 @@ export interface Family {
   kind: 'lookup' | 'chain' | 'write' | 'impossible';
   /** Which splits use it: the ood splits get templates the others never show. */
   splits: readonly Split[];
-  sample(db: Db, userId: string, rng: Rng): Params | null;
+  sample(db: Db, userId: string, rng: Rng, fresh?: Fresh): Params | null;
   instruction(p: Params): string;
   answer(db: Db, p: Params): { expected: JsonValue; match: 'normalised' | 'numeric'; tolerance?: number };
   script(p: Params): ExpertScript;
   /** Checklist items beyond "made each gold call" and "answered right". */
   extraItems?(p: Params): ChecklistItem[];
+}
+
+/**
+ * Where a family gets values that are not in the DB yet (a new address to move to). Procedural
+ * worlds pass their own, so even these are drawn from the task's split and never shared across splits.
+ */
+export interface Fresh {
+  address(): Params;
 }
 
 type Rec = JsonObject;
@@ -212,7 +220,7 @@ const changeAddress: Family = {
   id: 'change-address',
   kind: 'write',
   splits: ['train', 'heldout'],
-  sample: (_db, uid, rng) => ({ user_id: uid, ...newAddress(rng) }),
+  sample: (_db, uid, rng, fresh) => ({ user_id: uid, ...(fresh?.address() ?? newAddress(rng)) }),
   instruction: (p) => `Change the default address of user ${p.user_id} to ${addressText(p)}.`,
   answer: () => ({ expected: DONE, match: 'normalised' }),
   *script(p) {
@@ -256,9 +264,9 @@ const shipOrderTo: Family = {
   id: 'ship-order-to',
   kind: 'write',
   splits: ['ood'],
-  sample(db, uid, rng) {
+  sample(db, uid, rng, fresh) {
     const pending = ordersOf(db, uid).filter((id) => order(db, id).status === 'pending');
-    return pending.length ? { order_id: pick(pending, rng), ...newAddress(rng) } : null;
+    return pending.length ? { order_id: pick(pending, rng), ...(fresh?.address() ?? newAddress(rng)) } : null;
   },
   instruction: (p) => `Ship pending order ${p.order_id} to ${addressText(p)}.`,
   answer: () => ({ expected: DONE, match: 'normalised' }),
