@@ -152,6 +152,10 @@ export const RunConfig = z.strictObject({
     })
     .prefault({}),
   checkpointEvery: z.number().int().min(1).default(10),
+  /** Checkpoints kept: the newest N; older ones leave disk and the run's list as new ones are written (training.ts). */
+  checkpointKeepLast: z.number().int().min(1).max(1000).default(3),
+  /** Also keep the checkpoint with the best held-out success (`eval/success`, so only when evalEvery > 0). */
+  checkpointKeepBest: z.boolean().default(true),
   evalEvery: z.number().int().min(0).default(0),
   /**
    * Start from another run's checkpoint (its weights and tokenizer; fresh optimiser state, step 1 of
@@ -209,7 +213,18 @@ export function plannedSteps(config: RunConfig): number {
   return warmStart + worldModel + config.steps;
 }
 
-export const PreflightCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.string() });
+/** `warning`: passes, but the run will likely learn little as configured (a heuristic; shown as a caution). */
+export const PreflightCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.string(), warning: z.boolean().optional() });
+/** Time and disk a run will take, estimated before it starts; each `basis` says how (preflight.ts). */
+export const PreflightEstimate = z.strictObject({
+  seconds: z.number().nullable(),
+  secondsBasis: z.string(),
+  /** One checkpoint folder (weights + AdamW moments + tokenizer), and how many the retention knobs keep at most. */
+  checkpointBytes: z.number().nullable(),
+  checkpointsKept: z.number().int(),
+  diskBytes: z.number().nullable(),
+  diskBasis: z.string(),
+});
 export const RunsPreflightInput = z.strictObject({ config: RunConfig });
 /** What the engine can tell about a run before it starts (workbench.md "New run"). */
 export const RunsPreflightOutput = z.strictObject({
@@ -220,4 +235,6 @@ export const RunsPreflightOutput = z.strictObject({
   memoryEstimateBytes: z.number().nullable(),
   taskCounts: z.strictObject({ train: z.number().int(), heldout: z.number().int(), ood: z.number().int() }).nullable(),
   plannedSteps: z.number().int(),
+  /** Absent from engines older than the estimate. */
+  estimate: PreflightEstimate.optional(),
 });

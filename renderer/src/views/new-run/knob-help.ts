@@ -79,5 +79,7 @@ export const knobHelp: Record<string, string> = {
   'testTime.memoryAwareFraction': 'Fraction of RL episodes given a memory block from their own private rehearsals.',
   steps: 'Training steps for the whole run.',
   checkpointEvery: 'Write a checkpoint every this many steps; a run resumes from its last one.',
+  checkpointKeepLast: 'Keep only the newest this many checkpoints on disk; older ones are deleted as training goes (fork, export and resume offer the kept ones).',
+  checkpointKeepBest: 'Also keep the checkpoint with the best held-out success (needs evalEvery above 0).',
   evalEvery: 'Evaluate on held-out tasks every this many steps (0 = only at the end).',
 };
