@@ -111,6 +111,29 @@ export function rlSamplingProblem(config: RunConfig): string | undefined {
 export interface PreflightOptions {
   /** Folders the config's files must be inside (a request from the workbench window); undefined: anywhere. */
   roots?: readonly string[];
+  /** Which execution providers load here; default: probe in this process (once, cached). */
+  providers?: () => Promise<ReadonlyArray<{ provider: 'cpu' | 'cuda' | 'webgpu'; available: boolean; detail?: string }>>;
+}
+
+/**
+ * The device a run will train on, from its provider knob and what loads here, chosen the way
+ * createSession chooses (auto: cuda, then webgpu, then cpu; a named GPU falls back to cpu). A
+ * fallback still trains, so the check passes; its line says why the GPU is not used.
+ */
+export async function deviceCheck(provider: RunConfig['provider'], providers: NonNullable<PreflightOptions['providers']>): Promise<Check> {
+  if (provider === 'cpu') return { name: 'device', ok: true, detail: 'cpu (provider cpu)' };
+  const reports = await providers();
+  const wanted: Array<'cuda' | 'webgpu'> = provider === 'auto' ? ['cuda', 'webgpu'] : [provider];
+  const chosen = wanted.find((p) => reports.find((r) => r.provider === p)?.available);
+  if (chosen) return { name: 'device', ok: true, detail: chosen };
+  const why = wanted.map((p) => `${p} not available: ${reports.find((r) => r.provider === p)?.detail ?? 'not probed'}`).join('; ');
+  return { name: 'device', ok: true, detail: `cpu (${why})` };
+}
+
+async function probeHere() {
+  // Loaded on demand: the engine's main thread does not load ONNX Runtime at start-up.
+  const { availableProviders } = await import('../../native-models/runtime/session');
+  return availableProviders();
 }
 
 export async function preflight(config: RunConfig, modelsDir?: string, options: PreflightOptions = {}): Promise<{
@@ -150,6 +173,7 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   }
   const { params, memoryEstimateBytes, checks: modelResults } = await modelChecks(config, modelsDir);
   checks.push(...modelResults);
+  checks.push(await deviceCheck(config.provider, options.providers ?? probeHere));
   const sampling = rlSamplingProblem(config);
   if (sampling) checks.push({ name: 'sampling', ok: false, detail: sampling });
   // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.

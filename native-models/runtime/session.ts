@@ -45,7 +45,7 @@ function missingCudaLibrary(): string | null {
   try {
     const root = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
     const file = join(root, 'bin', 'napi-v6', process.platform, process.arch, lib);
-    return existsSync(file) ? null : `CUDA provider library not installed (${lib}; onnxruntime-node's CUDA download is turned off)`;
+    return existsSync(file) ? null : `CUDA provider library not installed (${lib}); run \`envace gpu setup\` to install it`;
   } catch {
     return null;
   }
@@ -90,15 +90,47 @@ export async function createSession(bytes: Uint8Array, o: SessionOptions = {}): 
       return { session, provider, fallbackReason };
     } catch (e) {
       if (provider === 'cpu') throw e;
-      unavailable.set(provider, firstLine(e));
-      failures.push(`${provider}: ${firstLine(e)}`);
+      unavailable.set(provider, providerReason(e));
+      failures.push(`${provider}: ${providerReason(e)}`);
     }
   }
   throw new Error('unreachable: the CPU provider is always a candidate');
 }
 
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0].slice(0, 400);
+const REASON_LIMIT = 300;
+
+/**
+ * The runtime's reason a provider did not load, as one readable line. ORT's C++ errors start
+ * with the source location, the C++ signature and the failed condition ("webgpu_context.cc:136
+ * onnxruntime::webgpu::WebGpuContext::Initialize(…)::<lambda()> adapter_result.status == … was
+ * false. Failed to get a WebGPU adapter: …"); a user needs only the sentence after them, and
+ * cutting the raw text at a fixed length kept the noise and lost that sentence.
+ */
+export function providerReason(e: unknown): string {
+  const raw = String((e as Error)?.message ?? e);
+  const lines = raw
+    .split('\n')
+    .map((line) => cleanReasonLine(line))
+    // Stack frames and blank lines say nothing about why.
+    .filter((line) => line !== '' && !/^at\s/.test(line));
+  const reason = lines[0] ?? raw.trim();
+  return reason.length > REASON_LIMIT ? `${reason.slice(0, REASON_LIMIT - 1)}…` : reason;
+}
+
+function cleanReasonLine(line: string): string {
+  let text = line.trim().replace(/^Error:\s*/, '');
+  // "<file>.cc:<line> <C++ signature> " before the message; the signature ends at its argument
+  // list, sometimes followed by "::<lambda()>" or " const".
+  const located = /^\S+\.(?:cc|cpp|cxx|h|hpp|c):\d+\s+(.*)$/.exec(text);
+  if (located) {
+    const rest = located[1];
+    const afterSignature = /^.*?\)(?:::<lambda\(\)>)?(?:\s+const)?\s+(.*)$/.exec(rest);
+    text = afterSignature ? afterSignature[1] : rest;
+  }
+  // ORT_ENFORCE: "<condition> was false. <message>"; keep the message when there is one.
+  const enforced = text.lastIndexOf(' was false. ');
+  if (enforced >= 0 && enforced + 12 < text.length) text = text.slice(enforced + 12);
+  return text.replace(/^\[ONNXRuntimeError\]\s*:\s*\d+\s*:\s*\w+\s*:\s*/, '').trim();
 }
 
 // A one-node model (Identity on a float [1]) used to probe which providers load here.
@@ -132,8 +164,8 @@ export function availableProviders(): Promise<ProviderReport[]> {
         await s.release();
         reports.push({ provider, available: true });
       } catch (e) {
-        unavailable.set(provider, firstLine(e));
-        reports.push({ provider, available: false, detail: firstLine(e) });
+        unavailable.set(provider, providerReason(e));
+        reports.push({ provider, available: false, detail: providerReason(e) });
       }
     }
     return reports;
