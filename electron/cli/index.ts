@@ -3,6 +3,7 @@ import { registerBench } from './commands/bench';
 import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerExperiment } from './commands/experiment';
+import { registerGpu } from './commands/gpu';
 import { registerModels } from './commands/models';
 import { registerRehearse } from './commands/rehearse';
 import { registerRuns } from './commands/runs';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerRehearse(program);
   registerEnvs(program);
   registerSystem(program);
+  registerGpu(program);
   registerServe(program);
   program.commands.forEach(function override(cmd: Command) {
     cmd.exitOverride();
