@@ -1,0 +1,85 @@
+/**
+ * The tool list a served environment shows an MCP client: the env's own tools, each with an
+ * optional `episode_id` argument added to its schema, and the episode tools (start_task, finish,
+ * list_tasks). The env's schemas stay as the env wrote them otherwise: one place defines them.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { SPLITS, type JsonValue, type Split, type ToolEnv } from '../envs/types';
+
+export const EPISODE_ID = 'episode_id';
+export const EPISODE_TOOLS = ['start_task', 'finish', 'list_tasks'] as const;
+export type EpisodeToolName = (typeof EPISODE_TOOLS)[number];
+
+export class ServedToolsError extends Error {
+  override name = 'ServedToolsError';
+}
+
+const EPISODE_ID_SCHEMA = {
+  type: 'string',
+  description: 'The episode this call belongs to (from start_task). May be left out while this session has exactly one open episode.',
+};
+
+/** What every client is told once, at initialize: the episode convention in a few lines. */
+export function serverInstructions(env: ToolEnv, split: Split): string {
+  return [
+    `EnvACE environment "${env.id}": ${env.description}`,
+    `Call start_task (a task_id, or none for the next ${split} task) to open an episode; it returns the instruction, the first observation and an episode_id.`,
+    `Every other tool takes an optional episode_id; leave it out while you have exactly one episode open.`,
+    `Call finish (with your final answer, if the task asks for one) to get the reward and the end-state check; that closes the episode.`,
+  ].join('\n');
+}
+
+function episodeTools(split: Split): Tool[] {
+  return [
+    {
+      name: 'start_task',
+      description: `Open an episode: a fresh copy of the world for one task. Returns episode_id, the instruction and the initial observation. Without task_id, the next ${split} task.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          task_id: { type: 'string', description: 'A task id from list_tasks; leave out for the next task of the served split.' },
+          seed: { type: 'integer', description: 'Seed of the episode (default 0).' },
+        },
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'finish',
+      description: 'End an episode: records the final answer (if given), then returns the checklist reward with its per-item results and the environment’s end-state check. The episode is closed.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          [EPISODE_ID]: EPISODE_ID_SCHEMA,
+          answer: { type: 'string', description: 'The final answer to the task, if it asks for one.' },
+        },
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'list_tasks',
+      description: `Task ids and instructions of a split (default ${split}).`,
+      inputSchema: { type: 'object', properties: { split: { type: 'string', enum: [...SPLITS] } }, additionalProperties: false },
+    },
+  ];
+}
+
+/** The env's tools with `episode_id` added; refuses an env whose names would clash with ours. */
+export function servedTools(env: ToolEnv, split: Split): Tool[] {
+  const own = env.tools().map((spec): Tool => {
+    if ((EPISODE_TOOLS as readonly string[]).includes(spec.name)) {
+      throw new ServedToolsError(`environment "${env.id}" has a tool named "${spec.name}", which the served episode tools use; it cannot be served as is`);
+    }
+    const schema = spec.parameters as { properties?: { [k: string]: JsonValue }; [k: string]: unknown };
+    if (schema.properties && EPISODE_ID in schema.properties) {
+      throw new ServedToolsError(`tool "${spec.name}" of "${env.id}" already has an "${EPISODE_ID}" argument, which the served tools add; it cannot be served as is`);
+    }
+    // MCP requires an object schema; ours are (OpenAI function form), the type is set for schemas that leave it implicit.
+    const inputSchema = { ...schema, type: 'object' as const, properties: { ...(schema.properties ?? {}), [EPISODE_ID]: EPISODE_ID_SCHEMA } };
+    return { name: spec.name, description: spec.description, inputSchema };
+  });
+  return [...episodeTools(split), ...own];
+}
+
+export function isEpisodeTool(name: string): name is EpisodeToolName {
+  return (EPISODE_TOOLS as readonly string[]).includes(name);
+}
