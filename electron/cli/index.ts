@@ -4,6 +4,7 @@ import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerExperiment } from './commands/experiment';
 import { registerGpu } from './commands/gpu';
+import { registerMcp } from './commands/mcp';
 import { registerModels } from './commands/models';
 import { registerRehearse } from './commands/rehearse';
 import { registerRuns } from './commands/runs';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerSystem(program);
   registerGpu(program);
   registerServe(program);
+  registerMcp(program);
   program.commands.forEach(function override(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(override);
