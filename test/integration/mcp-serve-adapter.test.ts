@@ -3,7 +3,10 @@
 // file `envace mcp tasks` writes, and the oracle scores 100 % through the MCP adapter — its
 // checklist from the transcript the adapter kept, its end state from the served env's own check.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastJson, runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
@@ -12,9 +15,12 @@ const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-mcp-adapter-');
 // The served process keeps a home of its own: it need not read the registering one.
 const servedHome = tempHome('envace-mcp-served-');
+const memoryHome = tempHome('envace-mcp-reserve-');
 afterAll(() => {
-  for (const dir of [home, servedHome]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [home, servedHome, memoryHome]) fs.rmSync(dir, { recursive: true, force: true });
 });
+const FIXTURES = path.join(import.meta.dirname, '../fixtures/mcp-memory');
+const memoryServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
 const TASKS = 6;
 
@@ -42,5 +48,39 @@ describe('retail over MCP, registered back as an MCP environment', () => {
     expect(result).toMatchObject({ tasks: TASKS, success: 1, score: 1 });
     // The round-trip figures for the report (a server process per episode dominates the time).
     console.log(`retail over MCP via the adapter: ${TASKS} tasks, oracle success ${result.success}, ${(wallMs / 1000).toFixed(1)} s wall (${(wallMs / TASKS / 1000).toFixed(2)} s per task)`);
+
+    // A served env cannot be served again as is: its tools already are the episode tools.
+    const again = await runEnvace(home, 'mcp', 'serve', '--env', 'retail-mcp');
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('has a tool named "start_task"');
+  });
+
+  it('a registered user MCP server is re-served: gold replays through start_task / finish score 1', async () => {
+    const added = await runEnvace(
+      memoryHome,
+      ...['envs', 'add-mcp', 'memory', '--command', process.execPath, '--arg', memoryServer],
+      ...['--env', 'MEMORY_FILE_PATH={episode_dir}/seed-memory.jsonl', '--seed', path.join(FIXTURES, 'seed-memory.jsonl')],
+      ...['--tasks', path.join(FIXTURES, 'tasks.jsonl'), '--json'],
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const lines = fs
+      .readFileSync(path.join(FIXTURES, 'tasks.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; split?: string; gold: { calls: Array<{ name: string; arguments: Record<string, unknown> }>; answer: string } })
+      .filter((t) => (t.split ?? 'train') === 'train');
+    const client = new Client({ name: 'reserve-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--env', 'memory', '--home', memoryHome], stderr: 'pipe' }), { timeout: 60_000 });
+    try {
+      for (const task of lines) {
+        expect((await client.callTool({ name: 'start_task', arguments: { task_id: task.id } })).isError, task.id).toBeFalsy();
+        for (const c of task.gold.calls) expect((await client.callTool({ name: c.name, arguments: c.arguments })).isError, `${task.id} ${c.name}`).toBeFalsy();
+        const done = await client.callTool({ name: 'finish', arguments: { answer: task.gold.answer } });
+        expect(done.structuredContent, task.id).toMatchObject({ reward: 1, success: true, end_state: { passed: true } });
+      }
+    } finally {
+      await client.close();
+    }
+    expect(lines.length).toBe(6);
   });
 });

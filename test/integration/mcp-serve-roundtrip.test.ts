@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEnv } from '../../electron/engine/envs/registry';
 import type { Task, ToolEnv } from '../../electron/engine/envs/types';
+import { runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
@@ -178,6 +179,24 @@ describe('isolation and access', () => {
       }
     } finally {
       server.proc.kill('SIGTERM');
+    }
+  });
+});
+
+describe('envace mcp serve flags', () => {
+  it('refuses mistakes with a one-line reason and the usage / not-found exit codes', async () => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['--env', 'retail', '--stdio', '--port', '0'], 2, /--stdio and --port exclude each other/],
+      [['--env', 'retail', '--json'], 2, /--json prints on stdout, which stdio gives to the MCP protocol/],
+      [['--env', 'retail', '--split', 'test'], 2, /--split must be one of train, heldout, ood/],
+      [['--env', 'retail', '--port', '0', '--host', '0.0.0.0'], 2, /loopback only/],
+      [['--env', 'nowhere'], 3, /unknown environment 'nowhere'/],
+    ];
+    for (const [args, code, reason] of cases) {
+      const r = await runEnvace(home, 'mcp', 'serve', ...args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.stderr).toMatch(reason);
+      expect(r.stdout).toBe('');
     }
   });
 });
