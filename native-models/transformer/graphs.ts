@@ -44,14 +44,38 @@ export function buildLogprobsGraph(c: ModelConfig, opts: { dtype?: DType; withLo
 export function buildDecodeGraph(c: ModelConfig, opts: { dtype?: DType; embedWeights?: ReadonlyMap<string, Float32Array | Float64Array> } = {}): Graph {
   const g = new Graph('decode');
   const m = buildModel(g, c, opts.dtype, { cache: true });
-  // Self-contained inference model (ONNX export): weights become initialisers.
-  if (opts.embedWeights) for (const s of paramSpecs(c)) g.embedInput(s.name, opts.embedWeights.get(s.name) ?? missingWeight(s.name));
+  // Self-contained inference model: weights become initialisers.
+  if (opts.embedWeights) embedParams(g, c, opts.embedWeights);
   g.output(m.logits, 'logits');
-  m.presents!.forEach((p, i) => {
+  outputPresents(g, m.presents!);
+  return g;
+}
+
+/**
+ * The ONNX export, in Optimum's `text-generation-with-past` convention (what transformers.js and
+ * Optimum's ORTModelForCausalLM run): the decode graph's inputs and presents, weights as
+ * initialisers, but `logits` [B,T,V] for every position: those loaders take the last row themselves,
+ * and read a [B,V] output as one position's logits per batch row. Separate from `buildDecodeGraph`
+ * so our runtime keeps computing the LM head for the last position only.
+ */
+export function buildOnnxExportGraph(c: ModelConfig, weights: ReadonlyMap<string, Float32Array>): Graph {
+  const g = new Graph('model');
+  const m = buildModel(g, c, 'float32', { cache: true, allPositions: true });
+  embedParams(g, c, weights);
+  g.output(F.reshape(m.logits, ['B', 'T', c.vocabSize]), 'logits'); // [B,T,V]
+  outputPresents(g, m.presents!);
+  return g;
+}
+
+function embedParams(g: Graph, c: ModelConfig, weights: ReadonlyMap<string, Float32Array | Float64Array>): void {
+  for (const s of paramSpecs(c)) g.embedInput(s.name, weights.get(s.name) ?? missingWeight(s.name));
+}
+
+function outputPresents(g: Graph, presents: readonly { key: Tensor; value: Tensor }[]): void {
+  presents.forEach((p, i) => {
     g.output(p.key, `present.${i}.key`);
     g.output(p.value, `present.${i}.value`);
   });
-  return g;
 }
 
 /**

@@ -176,6 +176,11 @@ export interface BuildOptions {
    * `step.{i}.key/value` [B,KV,1,D], which the caller writes into its slot.
    */
   residentCache?: boolean;
+  /**
+   * With `cache`: keep the logits of every position ([N,V]) instead of the last one. Optimum's
+   * causal-LM convention (the ONNX export) returns [B,T,V]; our runtime needs only the last.
+   */
+  allPositions?: boolean;
 }
 
 /** Declares inputs and parameters on `g` and builds logits ([N,V], or [B,V] with a cache). */
@@ -213,7 +218,7 @@ export function buildModel(g: Graph, c: ModelConfig, dtype: DType = 'float32', o
       });
     }
     let hN = rmsNorm(x, P.get('model.norm.weight')!, c.normEps); // [N,C]
-    if (opts.cache && !resident) hN = F.gather(F.reshape(hN, ['B', 'T', c.dModel]), g.constant([-1], 'int64', []), 1); // [B,C] last position
+    if (opts.cache && !resident && !opts.allPositions) hN = F.gather(F.reshape(hN, ['B', 'T', c.dModel]), g.constant([-1], 'int64', []), 1); // [B,C] last position
     const head = P.get(c.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')!; // [V,C]
     return g.withScope('lm_head', () => F.gemm(hN, head, undefined, { transB: true })); // [N,V] or [B,V]
   });
