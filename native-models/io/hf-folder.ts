@@ -83,14 +83,22 @@ function storedAs(t: HostTensor, torchDtype: HfExportInput['torchDtype']): HostT
 export function exportHfFolder(dir: string, input: HfExportInput): void {
   const problems = checkHfWeights(input.weights, input.shape);
   if (problems.length > 0) throw new HfConfigError('BAD_VALUE', `weights do not match the model shape: ${describeProblems(problems)}`);
-  const ids = { bosTokenId: input.tokenizer.bosTokenId, eosTokenId: input.tokenizer.eosTokenId, padTokenId: input.tokenizer.padTokenId };
   const weights = new Map([...input.weights].map(([name, t]) => [name, storedAs(t, input.torchDtype)]));
   writeDirAtomicSync(dir, (tmp) => {
-    writeHfConfig(tmp, input.shape, { ...ids, ...input.generation, torchDtype: input.torchDtype ?? 'float32' });
+    writeHfSidecars(tmp, input);
     writeSafetensors(join(tmp, 'model.safetensors'), weights, { format: 'pt' });
-    input.tokenizer.save(tmp);
-    writeFileSync(join(tmp, 'README.md'), input.modelCard);
   });
+}
+
+/**
+ * Every file of a model folder but the weights: config.json, generation_config.json, tokenizer.json,
+ * tokenizer_config.json and README.md. Shared by the folders whose weights take another form (ONNX).
+ */
+export function writeHfSidecars(dir: string, input: Omit<HfExportInput, 'weights'>): void {
+  const ids = { bosTokenId: input.tokenizer.bosTokenId, eosTokenId: input.tokenizer.eosTokenId, padTokenId: input.tokenizer.padTokenId };
+  writeHfConfig(dir, input.shape, { ...ids, ...input.generation, torchDtype: input.torchDtype ?? 'float32' });
+  input.tokenizer.save(dir);
+  writeFileSync(join(dir, 'README.md'), input.modelCard);
 }
 
 export interface LoraExportInput {

@@ -22,3 +22,5 @@ export { GgufError, decodeGguf, encodeGguf, gguf, writeGguf } from './gguf';
 export type { GgmlType, GgufFile, GgufTensor, GgufValue } from './gguf';
 export { hfToGguf, permuteForInterleavedRope } from './gguf-export';
 export type { GgufExportInput, GgufTokenizerSource } from './gguf-export';
+export { MAX_EMBEDDED_WEIGHT_BYTES, ONNX_DATA_FILE, ONNX_MODEL_FILE, ONNX_SUBFOLDER, OPTIMUM_DIM_NAMES, exportOnnxFolder } from './onnx-folder';
+export type { OnnxFolderInput } from './onnx-folder';

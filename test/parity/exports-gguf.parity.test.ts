@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { getLlama, LlamaLogLevel, type Token } from 'node-llama-cpp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Generator, type ModelConfig, type Params, Trainer } from '../../native-models';
+import { Generator, type ModelConfig, type Params } from '../../native-models';
 import { exportModel } from '../../electron/engine/models/export';
-import { CORPUS, nanoConfig, ourLogits, smallTokenizer, tempDirs } from '../unit/engine/models/fixtures';
+import { CORPUS, nanoConfig, ourLogits, smallTokenizer, tempDirs, trainedOnCorpus } from '../unit/engine/models/fixtures';
 
 const tmp = tempDirs();
 afterAll(tmp.cleanup);
@@ -26,13 +26,7 @@ interface Trained {
 async function trainAndGenerate(config: ModelConfig): Promise<Trained> {
   const tok = smallTokenizer();
   const rows = CORPUS.map((s) => tok.encode(s));
-  const trainer = await Trainer.create({
-    config,
-    objective: { sft: { aggregation: 'token-mean' } },
-    optimizer: { lr: 1e-2, totalSteps: 60, weightDecay: 0 },
-    seed: 3,
-  });
-  for (let i = 0; i < 60; i++) await trainer.trainStep({ tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) });
+  const trainer = await trainedOnCorpus(config, 60);
   const weights = trainer.getParams();
   await trainer.release();
   // Prompts from the corpus (memorised continuations) and one the model never saw.

@@ -1,6 +1,7 @@
 // Exports checked by loaders that are not us: an exported Hugging Face folder run by a PyTorch forward
 // written from config.json alone (test/parity/exports_reference.py), and an exported ONNX model run in a
-// fresh onnxruntime session through its KV-cache interface (prefill, then a decode step fed the presents).
+// fresh onnxruntime session through its KV-cache interface (prefill, then a decode step fed the presents):
+// Optimum's convention, logits [B, T, V] for every position fed, prefill and step alike.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,57 +55,55 @@ describe.skipIf(!HAS_TORCH)(`HF export loaded by a PyTorch reference forward${SK
 });
 
 describe('ONNX export in a fresh onnxruntime session', () => {
-  it('has the ORT KV-cache interface and reproduces our logits at prefill and at a decode step', async () => {
+  it("has Optimum's KV-cache interface and reproduces our logits at every prefill position and at decode steps", async () => {
     const config = nanoConfig({ qkvBias: true });
     const weights = randomWeights(config, 12);
     const dir = join(tmp.make(), 'onnx');
     await exportModel({ config, weights, tokenizer: smallTokenizer(), format: 'onnx', outDir: dir });
-    const session = await ort.InferenceSession.create(join(dir, 'model.onnx'));
+    const modelPath = join(dir, 'onnx', 'model.onnx');
+    const session = await ort.InferenceSession.create(modelPath);
     const L = config.nLayers;
     const kvNames = (prefix: string) => Array.from({ length: L }, (_, i) => [`${prefix}.${i}.key`, `${prefix}.${i}.value`]).flat();
-    expect([...session.inputNames].sort()).toEqual(['attention_mask', 'input_ids', 'position_ids', ...kvNames('past_key_values')].sort());
-    expect([...session.outputNames].sort()).toEqual(['logits', ...kvNames('present')].sort());
+    expect([...session.inputNames]).toEqual(['input_ids', 'attention_mask', 'position_ids', ...kvNames('past_key_values')]);
+    expect([...session.outputNames]).toEqual(['logits', ...kvNames('present')]);
 
     const [B, V, KV, D] = [ROWS.length, config.vocabSize, config.nKvHeads, config.dModel / config.nHeads];
-    const T = ROWS[0].length - 1; // prefill all but the last token, then decode it
+    const N = ROWS[0].length;
+    const P = N - 3; // prefill P tokens, then one decode step of 1 token and one of 2
     const i64 = (rows: number[][]) =>
       new ort.Tensor(
         'int64',
         BigInt64Array.from(rows.flat(), (v) => BigInt(v)),
         [rows.length, rows[0].length],
       );
+    const span = (from: number, to: number) => ROWS.map((r) => r.slice(from, to));
+    const positions = (from: number, to: number) => ROWS.map(() => Array.from({ length: to - from }, (_, t) => from + t));
+    const ones = (n: number) => ROWS.map(() => new Array<number>(n).fill(1));
     const emptyPast = Object.fromEntries(kvNames('past_key_values').map((n) => [n, new ort.Tensor('float32', new Float32Array(0), [B, KV, 0, D])]));
-    const prefill = await session.run({
-      input_ids: i64(ROWS.map((r) => r.slice(0, T))),
-      attention_mask: i64(ROWS.map(() => new Array(T).fill(1))),
-      position_ids: i64(ROWS.map(() => Array.from({ length: T }, (_, t) => t))),
-      ...emptyPast,
-    });
-    expect(prefill['present.0.key'].dims).toEqual([B, KV, T, D]);
-    const past = Object.fromEntries(kvNames('present').map((n) => [n.replace('present', 'past_key_values'), prefill[n]]));
-    const step = await session.run({
-      input_ids: i64(ROWS.map((r) => [r[T]])),
-      attention_mask: i64(ROWS.map(() => new Array(T + 1).fill(1))),
-      position_ids: i64(ROWS.map(() => [T])),
-      ...past,
-    });
-    await session.release();
+    const pastOf = (out: ort.InferenceSession.ReturnType) => Object.fromEntries(kvNames('present').map((n) => [n.replace('present', 'past_key_values'), out[n]]));
+    const run = (from: number, to: number, past: Record<string, ort.Tensor>) =>
+      session.run({ input_ids: i64(span(from, to)), attention_mask: i64(ones(to)), position_ids: i64(positions(from, to)), ...past });
 
-    // Our full-sequence forward: logits at positions T-1 (end of prefill) and T (the decode step).
+    const prefill = await run(0, P, emptyPast);
+    const step1 = await run(P, P + 1, pastOf(prefill));
+    const step2 = await run(P + 1, N, pastOf(step1));
+    await session.release();
+    expect(prefill['present.0.key'].dims).toEqual([B, KV, P, D]);
+    expect(step2['present.0.key'].dims).toEqual([B, KV, N, D]);
+
+    // Our full-sequence forward, positions [from, to) of every row: what each run must return as [B, to − from, V].
     const full = await ourLogits(config, weights, ROWS);
-    const at = (t: number) => Float32Array.from({ length: B * V }, (_, k) => full[(Math.floor(k / V) * ROWS[0].length + t) * V + (k % V)]);
-    expect(prefill.logits.dims).toEqual([B, V]);
-    expect(relativeError(prefill.logits.data as Float32Array, at(T - 1))).toBeLessThan(TOLERANCE);
-    expect(relativeError(step.logits.data as Float32Array, at(T))).toBeLessThan(TOLERANCE);
+    const at = (from: number, to: number) => Float32Array.from(ROWS.flatMap((_, b) => [...full.subarray((b * N + from) * V, (b * N + to) * V)]));
+    expect(prefill.logits.dims).toEqual([B, P, V]);
+    expect(step1.logits.dims).toEqual([B, 1, V]);
+    expect(step2.logits.dims).toEqual([B, 2, V]);
+    expect(relativeError(prefill.logits.data as Float32Array, at(0, P))).toBeLessThan(TOLERANCE);
+    expect(relativeError(step1.logits.data as Float32Array, at(P, P + 1))).toBeLessThan(TOLERANCE);
+    expect(relativeError(step2.logits.data as Float32Array, at(P + 1, N))).toBeLessThan(TOLERANCE);
     // The decode step depends on the cache: without it the logits differ.
-    const noCache = await (
-      await ort.InferenceSession.create(join(dir, 'model.onnx'))
-    ).run({
-      input_ids: i64(ROWS.map((r) => [r[T]])),
-      attention_mask: i64(ROWS.map(() => [1])),
-      position_ids: i64(ROWS.map(() => [T])),
-      ...emptyPast,
-    });
-    expect(relativeError(noCache.logits.data as Float32Array, at(T))).toBeGreaterThan(1e-2);
+    const fresh = await ort.InferenceSession.create(modelPath);
+    const noCache = await fresh.run({ input_ids: i64(span(P, P + 1)), attention_mask: i64(ones(1)), position_ids: i64(positions(P, P + 1)), ...emptyPast });
+    await fresh.release();
+    expect(relativeError(noCache.logits.data as Float32Array, at(P, P + 1))).toBeGreaterThan(1e-2);
   });
 });

@@ -1,5 +1,5 @@
-// Exports of a model (ours or imported) to the formats other tools load: a Hugging Face folder, a
-// self-contained ONNX model with a KV cache, a PEFT LoRA adapter, GGUF for llama.cpp. Every export fills
+// Exports of a model (ours or imported) to the formats other tools load: a Hugging Face folder, an
+// ONNX model with a KV cache in Optimum's layout (transformers.js), a PEFT LoRA adapter, GGUF for llama.cpp. Every export fills
 // a temp folder and swaps it in whole (native-models/io/atomic), after checking the destination is safe.
 
 import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,14 +10,12 @@ import {
   type Params,
   type TensorMap,
   type TextTokenizer,
-  buildDecodeGraph,
-  compileGraph,
   exportHfFolder,
   exportLoraAdapter,
+  exportOnnxFolder,
   hfToGguf,
   writeDirAtomic,
   writeGguf,
-  writeHfConfig,
 } from '../../../native-models';
 import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
 import { loraAdapters, mergeLora } from './lora';
@@ -26,9 +24,6 @@ import { ExportError, type OutDirOptions, checkOutDir } from './out-dir';
 
 export const EXPORT_FORMATS = ['hf', 'onnx', 'lora', 'gguf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** A single-file ONNX model is one protobuf message, which cannot exceed 2 GiB. */
-const MAX_ONNX_WEIGHT_BYTES = 2 ** 31 - 64 * 1024 ** 2;
 
 export interface ExportOptions extends OutDirOptions {
   config: ModelConfig;
@@ -99,19 +94,11 @@ const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions, p: Prepared)
       exportHfFolder(stage, { shape: hfShapeFromConfig(p.config), weights: p.hfWeights, tokenizer: o.tokenizer, modelCard: p.card }),
     ),
 
-  onnx: (tmp, o, p) => {
-    let bytes = 0;
-    for (const w of p.params.values()) bytes += w.byteLength;
-    if (bytes > MAX_ONNX_WEIGHT_BYTES)
-      throw new ExportError(
-        'TOO_LARGE',
-        `the weights take ${bytes} bytes; a single-file ONNX model holds under 2 GiB (export as hf or gguf instead)`,
-      );
-    writeFileSync(join(tmp, 'model.onnx'), compileGraph(buildDecodeGraph(p.config, { embedWeights: p.params })));
-    writeHfConfig(tmp, hfShapeFromConfig(p.config), tokenIds(o.tokenizer));
-    o.tokenizer.save(tmp);
-    writeFileSync(join(tmp, 'README.md'), p.card);
-  },
+  // Optimum's layout (onnx/model.onnx beside the HF files), so transformers.js and Optimum load it.
+  onnx: (tmp, o, p) =>
+    lift(tmp, (stage) =>
+      exportOnnxFolder(stage, { config: p.config, weights: p.params, shape: hfShapeFromConfig(p.config), tokenizer: o.tokenizer, modelCard: p.card }),
+    ),
 
   lora: (tmp, o, p) => {
     const lora = p.config.lora!;
@@ -151,10 +138,17 @@ export async function exportModel(o: ExportOptions): Promise<ExportResult> {
     // The atomic writer wraps what the fill threw; callers get the typed error itself.
     throw e instanceof AtomicWriteError && e.cause instanceof Error ? e.cause : e;
   });
-  const files = readdirSync(outDir)
-    .sort()
-    .map((name) => ({ name, bytes: statSync(join(outDir, name)).size }));
-  return { format: o.format, outDir, files };
+  return { format: o.format, outDir, files: listFiles(outDir) };
+}
+
+/** Every file under `dir` by relative path (`onnx/model.onnx`), in code-unit order. */
+function listFiles(dir: string, prefix = ''): { name: string; bytes: number }[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .flatMap((e) => {
+      const name = prefix ? `${prefix}/${e.name}` : e.name;
+      return e.isDirectory() ? listFiles(dir, name) : [{ name, bytes: statSync(join(dir, name)).size }];
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 export { ExportError };

@@ -16,7 +16,9 @@ const cell = (v: unknown) => String(v).replace(/[|\n\r]/g, ' ');
 
 export function renderModelCard(card: ModelCard | undefined, info: { format: string; config: ModelConfig; mergedLora: boolean }): string {
   const c = info.config;
-  const lines = ['---', 'library_name: transformers', 'pipeline_tag: text-generation', 'tags:', '  - envace-workbench'];
+  // The hub files ONNX folders (Optimum's layout) under transformers.js, whose loader runs them.
+  const library = info.format === 'onnx' ? 'transformers.js' : 'transformers';
+  const lines = ['---', `library_name: ${library}`, 'pipeline_tag: text-generation', 'tags:', '  - envace-workbench'];
   if (card?.baseModel) lines.push(`base_model: ${JSON.stringify(card.baseModel)}`);
   lines.push('---', '', `# ${card ? cell(card.run) : 'EnvACE model'}`, '');
   lines.push(`Exported by EnvACE Workbench as **${info.format}**.`, '');
@@ -25,6 +27,8 @@ export function renderModelCard(card: ModelCard | undefined, info: { format: str
     `- Architecture: ${c.nLayers} layers, width ${c.dModel}, ${c.nHeads} heads (${c.nKvHeads} key/value), vocabulary ${c.vocabSize}, ${countParams(c)} parameters`,
   );
   if (info.mergedLora) lines.push('- LoRA adapters trained in the run are merged into these weights.');
+  if (info.format === 'onnx')
+    lines.push("- Layout: Optimum's `onnx/model.onnx` (KV cache, logits for every position); load with transformers.js `AutoModelForCausalLM.from_pretrained(dir)`.");
   const metrics = Object.entries(card?.metrics ?? {});
   if (metrics.length > 0) {
     lines.push('', '## Metrics', '', '| metric | value |', '| --- | --- |');

@@ -3,7 +3,7 @@
 // database), must never be chosen by accident.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 export type ExportErrorCode =
   'OUT_DIR_NOT_EMPTY' | 'OUT_DIR_PROTECTED' | 'OUT_DIR_NOT_A_FOLDER' | 'OUT_DIR_FOREIGN_FILES' | 'NO_LORA' | 'TOO_LARGE' | 'BAD_INPUT';
@@ -27,6 +27,17 @@ export const EXPORT_FILE_PATTERNS: readonly RegExp[] = [
   /^chat_template\.jinja$/,
   /^README\.md$/,
 ];
+
+/** The one folder an export writes (Optimum's ONNX layout) and the files it may hold. */
+const EXPORT_SUBFOLDER = 'onnx';
+const EXPORT_SUBFOLDER_FILES = /^model\.onnx(_data)?$/;
+
+/** An entry of a previous export: a file it writes, or its `onnx/` folder holding only the model's files. */
+function isExportEntry(dir: string, entry: string): boolean {
+  if (entry !== EXPORT_SUBFOLDER) return EXPORT_FILE_PATTERNS.some((re) => re.test(entry));
+  const sub = join(dir, entry);
+  return statSync(sub).isDirectory() && readdirSync(sub).every((f) => EXPORT_SUBFOLDER_FILES.test(f));
+}
 
 /** Absolute path with symlinks resolved as far as the path exists. */
 function canonical(path: string): string {
@@ -73,7 +84,7 @@ export function checkOutDir(outDir: string, opts: OutDirOptions = {}): string {
       'OUT_DIR_NOT_EMPTY',
       `${out} is not empty; pick an empty or new folder, or pass --force to replace a previous export there`,
     );
-  const foreign = entries.filter((e) => !EXPORT_FILE_PATTERNS.some((re) => re.test(e)));
+  const foreign = entries.filter((e) => !isExportEntry(out, e));
   if (foreign.length > 0) {
     throw new ExportError(
       'OUT_DIR_FOREIGN_FILES',

@@ -150,23 +150,6 @@ describe('exportModel', () => {
     }
   });
 
-  it('writes a self-contained ONNX model with config and tokenizer', async () => {
-    const config = nanoConfig();
-    const out = join(tmp.make(), 'onnx');
-    const res = await exportModel({ config, weights: randomWeights(config), tokenizer: smallTokenizer(), format: 'onnx', outDir: out });
-    expect(res.files.map((f) => f.name)).toEqual([
-      'README.md',
-      'config.json',
-      'generation_config.json',
-      'model.onnx',
-      'tokenizer.json',
-      'tokenizer_config.json',
-    ]);
-    // The weights are inside the file: at least 4 bytes per parameter.
-    const onnx = res.files.find((f) => f.name === 'model.onnx')!;
-    expect(onnx.bytes).toBeGreaterThan(4 * [...randomWeights(config).values()].reduce((n, w) => n + w.length, 0));
-  });
-
   it('never overwrites: a non-empty folder needs force, force replaces the whole export, protected folders are refused', async () => {
     const config = nanoConfig();
     const weights = randomWeights(config);

@@ -7,6 +7,7 @@ import {
   type Params,
   PRESETS,
   type TextTokenizer,
+  Trainer,
   buildLogprobsGraph,
   compileGraph,
   createSession,
@@ -52,6 +53,22 @@ export function randomWeights(config: ModelConfig, seed = 1, std = 0.3): Params 
     }
   }
   return params;
+}
+
+/**
+ * A Trainer after `steps` SFT steps on the whole corpus (lr 1e-2): it has memorised the corpus, so
+ * greedy picks win by clear margins and loaders can be compared token for token. Release it after use.
+ */
+export async function trainedOnCorpus(config: ModelConfig, steps: number): Promise<Trainer> {
+  const rows = CORPUS.map((s) => smallTokenizer().encode(s));
+  const trainer = await Trainer.create({
+    config,
+    objective: { sft: { aggregation: 'token-mean' } },
+    optimizer: { lr: 1e-2, totalSteps: steps, weightDecay: 0 },
+    seed: 3,
+  });
+  for (let i = 0; i < steps; i++) await trainer.trainStep({ tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) });
+  return trainer;
 }
 
 export function tempDirs(): { make: (prefix?: string) => string; cleanup: () => void } {

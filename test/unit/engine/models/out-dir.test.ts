@@ -37,6 +37,17 @@ describe('checkOutDir', () => {
     expect(code(() => checkOutDir(prev, { force: true }))).toBe('OUT_DIR_FOREIGN_FILES');
   });
 
+  it("force replaces an ONNX export's onnx/ folder, but not one holding anything else", () => {
+    const prev = join(tmp.make(), 'prev');
+    mkdirSync(join(prev, 'onnx'), { recursive: true });
+    writeFileSync(join(prev, 'config.json'), '{}');
+    writeFileSync(join(prev, 'onnx', 'model.onnx'), 'x');
+    writeFileSync(join(prev, 'onnx', 'model.onnx_data'), 'x');
+    expect(checkOutDir(prev, { force: true })).toBe(prev);
+    writeFileSync(join(prev, 'onnx', 'notes.txt'), 'precious');
+    expect(code(() => checkOutDir(prev, { force: true }))).toBe('OUT_DIR_FOREIGN_FILES');
+  });
+
   it('refuses a file, an empty path, and anything that is, holds or sits inside a protected path', () => {
     const home = tmp.make();
     const runs = join(home, 'runs');
