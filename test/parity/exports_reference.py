@@ -1,10 +1,13 @@
 """Reference forward pass of an exported Hugging Face folder, for the export parity tests.
 
 Usage: /usr/bin/python3 exports_reference.py HF_DIR IDS_JSON OUT_SAFETENSORS
+       /usr/bin/python3 exports_reference.py HF_DIR IDS_JSON OUT_JSON --greedy N
 Reads only what any Hugging Face loader reads: config.json and model.safetensors (parsed by hand: an
 8-byte little-endian header length, a JSON header, raw tensor bytes). Runs the LlamaForCausalLM /
 Qwen2ForCausalLM / Qwen3ForCausalLM forward described by config.json on the token rows in IDS_JSON
 (a list of equal-length lists, no padding) and writes `logits` [B, T, V] as float32 safetensors.
+With --greedy N it instead continues each row (any lengths) by N argmax tokens, recomputing the full
+forward for every token (no cache), and writes the new tokens as a JSON list of lists.
 
 Written from the architectures' descriptions; it shares no code with the TypeScript model or exporter
 (only the hand-written safetensors reader/writer of reference.py).
@@ -94,10 +97,22 @@ def main():
     with open(f"{hf_dir}/config.json") as f:
         cfg = json.load(f)
     with open(ids_path) as f:
-        ids = torch.tensor(json.load(f), dtype=torch.long)
+        rows = json.load(f)
     model = Llama(cfg, {k: v.float() for k, v in read_safetensors(f"{hf_dir}/model.safetensors").items()})
     with torch.no_grad():
-        write_safetensors(out_path, {"logits": model.forward(ids).float()})
+        if sys.argv[4:5] == ["--greedy"]:
+            with open(out_path, "w") as f:
+                json.dump([greedy(model, row, int(sys.argv[5])) for row in rows], f)
+        else:
+            write_safetensors(out_path, {"logits": model.forward(torch.tensor(rows, dtype=torch.long)).float()})
+
+
+def greedy(model, row, n):
+    ids = list(row)
+    for _ in range(n):
+        logits = model.forward(torch.tensor([ids], dtype=torch.long))[0, -1]
+        ids.append(int(logits.argmax()))
+    return ids[len(row):]
 
 
 if __name__ == "__main__":
