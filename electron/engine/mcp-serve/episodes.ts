@@ -104,13 +104,19 @@ export class EpisodeBook {
     const task = this.pickTask(session, opts.taskId);
     const seed = opts.seed ?? 0;
     if (!Number.isInteger(seed)) throw new EpisodeRequestError(`seed must be an integer, got ${seed}`);
-    await this.makeRoom();
+    // Counted before any await, so that starts racing each other cannot all pass the cap.
     this.starting++;
     let episode: Episode;
     try {
+      await this.makeRoom();
       episode = await this.env.reset(task, seed);
     } finally {
       this.starting--;
+    }
+    if (this.shut) {
+      // Shutdown came while the env was resetting: this episode must not outlive it.
+      await episode.close().catch(() => undefined);
+      throw new EpisodeRequestError('the server is shutting down');
     }
     const id = `ep-${randomBytes(8).toString('hex')}`;
     this.open.set(id, {
@@ -209,11 +215,11 @@ export class EpisodeBook {
     return this.env.task(refs[next % refs.length].id);
   }
 
-  /** Below the cap, or the longest idle episode closed to get there; refused when all are busy. */
+  /** Room for the starts under way, the longest idle episodes closed to make it; refused when all are busy. */
   private async makeRoom(): Promise<void> {
-    while (this.open.size + this.starting >= this.maxEpisodes) {
+    while (this.open.size + this.starting > this.maxEpisodes) {
       const idle = [...this.open.values()].filter((ep) => ep.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (!idle) throw new EpisodeRequestError(`${this.maxEpisodes} episodes are open and busy (the cap, --max-episodes); finish one and start again`);
+      if (!idle) throw new EpisodeRequestError(`${this.maxEpisodes} episodes are open or starting and none is idle (the cap, --max-episodes); finish one and start again`);
       await this.closeOne(idle, `${this.maxEpisodes} episodes were open (the cap, --max-episodes) and it was the longest idle`);
     }
   }

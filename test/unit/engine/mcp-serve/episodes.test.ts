@@ -105,6 +105,15 @@ describe('EpisodeBook', () => {
     expect((await book.call('s', 'calculate', { expression: '2*3' }, a)).isError).toBe(false);
   });
 
+  it('starts racing each other never open more than the cap', async () => {
+    const book = new EpisodeBook(env, 'heldout', { maxEpisodes: 2 });
+    const results = await Promise.allSettled([1, 2, 3, 4].map(() => book.start('s')));
+    expect(book.openCount).toBe(2);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    for (const why of refused) expect(why).toMatch(/2 episodes are open or starting and none is idle/);
+    await book.closeAll();
+  });
+
   it('after the turn budget no call is taken and a late answer is not recorded, as in a rollout', async () => {
     const book = new EpisodeBook(env, 'heldout');
     const task = env.task(CANCEL);
