@@ -7,7 +7,7 @@ import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsPreflightInput, RunsPreflightOutput } from './runs';
-import { SystemInfo } from './system';
+import { GpuSetupInput, GpuSetupOutput, SystemInfo } from './system';
 import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
 /**
@@ -25,6 +25,7 @@ const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, d
  */
 export const methods = {
   'system.info': method(Empty, SystemInfo, 'Versions, execution providers that load here, data home, CPUs'),
+  'system.gpuSetup': method(GpuSetupInput, GpuSetupOutput, "NVIDIA GPU on Linux x64: run onnxruntime-node's installer for its CUDA provider, then probe providers (not_available without a GPU)", 'writes'),
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
   'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job', 'writes'),

@@ -33,3 +33,28 @@ export const SystemInfo = z.strictObject({
   transport: z.enum(['ipc', 'websocket', 'in-process']),
 });
 export type SystemInfo = z.infer<typeof SystemInfo>;
+
+export const GpuSetupInput = z.strictObject({
+  /**
+   * check: detect and say what would run; install: run the installer. No default: it downloads
+   * hundreds of MB into the application's own folder, so only a request that says so does that
+   * (a fuzzer's or a script's empty object does not).
+   */
+  action: z.enum(['check', 'install']),
+});
+export type GpuSetupInput = z.input<typeof GpuSetupInput>;
+
+/** `system.gpuSetup`: onnxruntime-node's installer for its CUDA provider, and what loads after it. */
+export const GpuSetupOutput = z.strictObject({
+  status: z.enum(['dry_run', 'already_installed', 'installed', 'failed']),
+  /** What detection found (GPU and driver). */
+  gpu: z.string(),
+  /** The installer command line. */
+  command: z.string(),
+  exitCode: z.number().int().nullable(),
+  /** The installer's output lines, in order. */
+  output: z.array(z.string()),
+  /** Providers probed in a fresh process after the installer; empty on a dry run or a failure. */
+  providers: z.array(ProviderStatus),
+});
+export type GpuSetupOutput = z.infer<typeof GpuSetupOutput>;

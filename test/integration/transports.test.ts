@@ -12,6 +12,7 @@ import { buildBridge, type IpcLike } from '../../electron/preload/bridge';
 import { serve, type RunningServer } from '../../electron/server';
 import { createIpcTransport } from '../../renderer/src/api/ipc-transport';
 import { createWebSocketTransport } from '../../renderer/src/api/websocket-transport';
+import { detectGpu } from '../../electron/engine/gpu-setup';
 import { exportModel, importModel } from '../../electron/engine/models';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { testEngine } from '../helpers/engine';
@@ -141,6 +142,12 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     const info = await api.call('system.info');
     expect(info.providers.find((p) => p.name === 'cpu')?.available).toBe(true);
     expect(info.cpuCount).toBeGreaterThan(0);
+  },
+  'system.gpuSetup': async (api) => {
+    // A check never starts the installer, so this case is safe on a machine with a GPU too.
+    const answer = api.call('system.gpuSetup', { action: 'check' });
+    if (detectGpu().ok) expect(await answer).toMatchObject({ status: 'dry_run', exitCode: null, output: [] });
+    else await expect(answer).rejects.toMatchObject({ code: 'not_available', message: expect.stringMatching(/^no (NVIDIA GPU found|CUDA provider for)/) });
   },
   'runs.list': async (api) => expect((await api.call('runs.list', {})).items.map((r) => r.id)).toContain(fixtures.runId),
   'runs.get': async (api) => expect((await api.call('runs.get', { id: fixtures.runId })).config.rollout.k).toBe(4),

@@ -3,6 +3,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatBytes } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { JobsPanel } from '../jobs/JobsPanel';
+import { GpuSetupPanel } from './GpuSetupPanel';
 
 export function SystemView() {
   const info = useCall('system.info', {});
@@ -25,6 +26,7 @@ export function SystemView() {
                 </li>
               ))}
             </ul>
+            <GpuSetupPanel />
           </section>
           <section className="card" aria-labelledby="sys-machine">
             <h2 id="sys-machine">Machine</h2>
