@@ -94,6 +94,11 @@ export class EpisodeBook {
     return this.open.size;
   }
 
+  /** The tools the session's open episodes' tasks bring of their own (none for most envs). */
+  taskTools(session: string): ToolSpec[] {
+    return [...this.open.values()].filter((ep) => ep.session === session && ep.task.tools).flatMap((ep) => ep.task.tools!);
+  }
+
   listTasks(split: Split = this.split): TaskRef[] {
     return this.env.tasks(split);
   }

@@ -49,17 +49,22 @@ async function callEpisodeTool(book: EpisodeBook, session: string, name: string,
 
 /** An SDK server for one client session; `session` keys the episodes it may address. */
 export function sessionServer(book: EpisodeBook, session: string): Server {
-  const tools = servedTools(book.env, book.split);
   const server = new Server(
     { name: `envace-${book.env.id}`, version: SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: serverInstructions(book.env, book.split) },
+    { capabilities: { tools: { listChanged: true } }, instructions: serverInstructions(book.env, book.split) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: servedTools(book.env, book.split, book.taskTools(session)) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Args;
     try {
-      if (isEpisodeTool(name)) return await callEpisodeTool(book, session, name, args);
+      if (isEpisodeTool(name)) {
+        const before = book.taskTools(session).length;
+        const result = await callEpisodeTool(book, session, name, args);
+        // A task that brings its own tools changes what this session lists, while its episode is open.
+        if (book.taskTools(session).length !== before) await server.sendToolListChanged().catch(() => undefined);
+        return result;
+      }
       const { [EPISODE_ID]: episodeId, ...envArgs } = args;
       if (episodeId !== undefined && typeof episodeId !== 'string') throw new EpisodeRequestError(`${EPISODE_ID} must be a string, got ${JSON.stringify(episodeId)}`);
       const out = await book.call(session, name, envArgs, episodeId);

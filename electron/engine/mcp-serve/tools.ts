@@ -4,7 +4,7 @@
  * list_tasks). The env's schemas stay as the env wrote them otherwise: one place defines them.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { SPLITS, type JsonValue, type Split, type ToolEnv } from '../envs/types';
+import { SPLITS, type JsonValue, type Split, type ToolEnv, type ToolSpec } from '../envs/types';
 
 export const EPISODE_ID = 'episode_id';
 export const EPISODE_TOOLS = ['start_task', 'finish', 'list_tasks'] as const;
@@ -63,21 +63,40 @@ function episodeTools(split: Split): Tool[] {
   ];
 }
 
-/** The env's tools with `episode_id` added; refuses an env whose names would clash with ours. */
-export function servedTools(env: ToolEnv, split: Split): Tool[] {
-  const own = env.tools().map((spec): Tool => {
-    if ((EPISODE_TOOLS as readonly string[]).includes(spec.name)) {
-      throw new ServedToolsError(`environment "${env.id}" has a tool named "${spec.name}", which the served episode tools use; it cannot be served as is`);
+/** One tool of the env (or of a task) with `episode_id` added; refused when a name would clash with ours. */
+function withEpisodeId(spec: ToolSpec, owner: string): Tool {
+  if ((EPISODE_TOOLS as readonly string[]).includes(spec.name)) {
+    throw new ServedToolsError(`${owner} has a tool named "${spec.name}", which the served episode tools use; it cannot be served as is`);
+  }
+  const schema = spec.parameters as { properties?: { [k: string]: JsonValue }; [k: string]: unknown };
+  if (schema.properties && EPISODE_ID in schema.properties) {
+    throw new ServedToolsError(`tool "${spec.name}" of ${owner} already has an "${EPISODE_ID}" argument, which the served tools add; it cannot be served as is`);
+  }
+  // MCP requires an object schema; ours are (OpenAI function form), the type is set for schemas that leave it implicit.
+  const inputSchema = { ...schema, type: 'object' as const, properties: { ...(schema.properties ?? {}), [EPISODE_ID]: EPISODE_ID_SCHEMA } };
+  return { name: spec.name, description: spec.description, inputSchema };
+}
+
+/**
+ * What a session lists: the episode tools, the env's tools with `episode_id` added (an env whose
+ * names clash with ours is refused), then the tools its open episodes' tasks bring (BFCL items
+ * bring their own functions), minus any the env already lists or that would clash.
+ */
+export function servedTools(env: ToolEnv, split: Split, taskTools: readonly ToolSpec[] = []): Tool[] {
+  const own = env.tools().map((spec) => withEpisodeId(spec, `environment "${env.id}"`));
+  const names = new Set(own.map((t) => t.name));
+  const brought: Tool[] = [];
+  for (const spec of taskTools) {
+    if (names.has(spec.name)) continue;
+    names.add(spec.name);
+    try {
+      brought.push(withEpisodeId(spec, `a task of "${env.id}"`));
+    } catch (error) {
+      // Left out of the list; a call to it still reaches the episode, which answers as for any call.
+      if (!(error instanceof ServedToolsError)) throw error;
     }
-    const schema = spec.parameters as { properties?: { [k: string]: JsonValue }; [k: string]: unknown };
-    if (schema.properties && EPISODE_ID in schema.properties) {
-      throw new ServedToolsError(`tool "${spec.name}" of "${env.id}" already has an "${EPISODE_ID}" argument, which the served tools add; it cannot be served as is`);
-    }
-    // MCP requires an object schema; ours are (OpenAI function form), the type is set for schemas that leave it implicit.
-    const inputSchema = { ...schema, type: 'object' as const, properties: { ...(schema.properties ?? {}), [EPISODE_ID]: EPISODE_ID_SCHEMA } };
-    return { name: spec.name, description: spec.description, inputSchema };
-  });
-  return [...episodeTools(split), ...own];
+  }
+  return [...episodeTools(split), ...own, ...brought];
 }
 
 export function isEpisodeTool(name: string): name is EpisodeToolName {
