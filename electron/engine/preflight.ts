@@ -8,6 +8,7 @@ import { SPLITS } from './envs/types';
 import { loraOf } from './algorithms/lora-config';
 import { checkDemonstrationsFile } from './algorithms/demos';
 import { UserPathError } from './user-paths';
+import { type PreflightEstimate, trainingChecks } from './preflight-training';
 
 const BYTES = 4; // float32 everywhere in training
 
@@ -111,6 +112,8 @@ export function rlSamplingProblem(config: RunConfig): string | undefined {
 export interface PreflightOptions {
   /** Folders the config's files must be inside (a request from the workbench window); undefined: anywhere. */
   roots?: readonly string[];
+  /** Wall time for recording demonstrations before the context check counts on a sample (preflight-training.ts DEMO_BUDGET_MS). */
+  demoBudgetMs?: number;
   /** Which execution providers load here; default: probe in this process (once, cached). */
   providers?: () => Promise<ReadonlyArray<{ provider: 'cpu' | 'cuda' | 'webgpu'; available: boolean; detail?: string }>>;
 }
@@ -143,6 +146,7 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   memoryEstimateBytes: number | null;
   taskCounts: { train: number; heldout: number; ood: number } | null;
   plannedSteps: number;
+  estimate: PreflightEstimate;
 }> {
   const checks: Array<{ name: string; ok: boolean; detail: string }> = [{ name: 'config', ok: true, detail: 'valid against the run schema' }];
   let taskCounts: { train: number; heldout: number; ood: number } | null = null;
@@ -179,5 +183,8 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.
   if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
     checks.push({ name: 'rwml', ok: false, detail: "similarity 'embedding' needs a sentence-embedding model, which is not available; use json-f1, rouge-l or char-ngram-cos" });
-  return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config) };
+  // What training itself will do: stages, context fit, format budget, time and disk (preflight-training.ts).
+  const training = await trainingChecks(config, modelsDir, { demoBudgetMs: options.demoBudgetMs });
+  checks.push(...training.checks);
+  return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config), estimate: training.estimate };
 }

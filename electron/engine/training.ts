@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { ContractError, type Job, type RunConfig } from '../contract';
 import { ComputeError } from './compute/client';
@@ -68,14 +69,20 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
         } else if (event.type === 'log') {
           s.events.emit('run.log', { runId, level: event.level, message: event.message, time: Date.now() });
         } else {
+          let pruned: string[] = [];
           const ids = s.store.db.transaction(() => {
             const heldout = event.metrics['eval/success'];
             const best = s.store.runs.get(runId)?.bestHeldoutSuccess ?? null;
             const bestHeldoutSuccess = heldout !== undefined && (best === null || heldout > best) ? heldout : undefined;
             const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs, bestHeldoutSuccess } });
-            if (event.checkpoint) s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);
+            if (event.checkpoint) {
+              s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);
+              pruned = forgetPrunedCheckpoints(s, runId, run.config);
+            }
             return written;
           })();
+          // Folders go only once the store no longer offers them (fork, export, resume read the store).
+          if (event.checkpoint) deleteCheckpointFolders(s, runId, pruned, event.checkpoint.step);
           s.events.emit('run.metrics', { runId, step: event.step, values: event.metrics });
           ids.forEach((rolloutId, i) => {
             const rollout = event.rollouts[i];
@@ -93,7 +100,9 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
             modelsDir: s.paths.models,
             resumeFromStep: options.resumeFromStep,
             resumeFromDir: options.resumeFromDir,
-            initFromDir: run.config.initFrom ? initFromCheckpoint(s, run.config.initFrom).dir : undefined,
+            // Only a fresh start reads initFrom (train.ts); a resume or fork has its weights, and the
+            // source checkpoint may since have been pruned.
+            initFromDir: run.config.initFrom && options.resumeFromStep === undefined && !options.resumeFromDir ? initFromCheckpoint(s, run.config.initFrom).dir : undefined,
           },
           onEvent,
           stop.signal,
@@ -115,6 +124,59 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
   function finish(status: 'completed' | 'failed' | 'cancelled', error: string | null): void {
     s.store.runs.update(runId, { status, error, etaMs: null, finishedAt: Date.now() });
     s.events.emit('run.status', { runId, status, error });
+  }
+}
+
+/**
+ * Which of a run's checkpoints retention deletes: all but the newest `keepLast`, the best by held-out
+ * success when `keepBest` (the earliest of equals, as `bestHeldoutSuccess` counts it; none without
+ * evaluations) and steps another run still has to load (`pinned`).
+ */
+export function checkpointsToPrune(
+  records: ReadonlyArray<{ step: number; heldoutSuccess: number | null }>,
+  keep: { last: number; best: boolean },
+  pinned: ReadonlySet<number> = new Set(),
+): number[] {
+  const steps = records.map((r) => r.step).sort((a, b) => a - b);
+  const kept = new Set([...steps.slice(-keep.last), ...pinned]);
+  if (keep.best) {
+    let best: { step: number; heldoutSuccess: number | null } | undefined;
+    for (const r of [...records].sort((a, b) => a.step - b.step)) if (r.heldoutSuccess !== null && (!best || r.heldoutSuccess > best.heldoutSuccess!)) best = r;
+    if (best) kept.add(best.step);
+  }
+  return steps.filter((step) => !kept.has(step));
+}
+
+/** Retention's store half (inside the step's transaction): forgets the pruned checkpoints, returns their folders. */
+function forgetPrunedCheckpoints(s: EngineServices, runId: string, config: RunConfig): string[] {
+  const records = s.store.runs.checkpointRecords(runId);
+  const prune = new Set(checkpointsToPrune(records, { last: config.checkpointKeepLast, best: config.checkpointKeepBest }, s.store.runs.pinnedCheckpoints(runId)));
+  s.store.runs.deleteCheckpoints(runId, [...prune]);
+  return records.filter((r) => prune.has(r.step)).map((r) => r.path);
+}
+
+/**
+ * Retention's disk half: the pruned folders, plus any `step-N` folder below the newest recorded step
+ * that the store does not list (left by a crash between the two halves, or written by an attempt
+ * killed before its step was recorded). Folders at or above `newest` may be the worker's next ones.
+ * A folder that cannot be removed is logged, never fatal: training goes on.
+ */
+function deleteCheckpointFolders(s: EngineServices, runId: string, pruned: readonly string[], newest: number): void {
+  const root = path.join(runDir(s.paths, runId), 'checkpoints');
+  const listed = new Set(s.store.runs.checkpointRecords(runId).map((r) => r.step));
+  const stray = fs.existsSync(root)
+    ? fs.readdirSync(root).filter((name) => {
+        const m = /^step-(\d+)$/.exec(name);
+        return m !== null && Number(m[1]) < newest && !listed.has(Number(m[1]));
+      })
+    : [];
+  const targets = new Set([...pruned.filter((p) => path.dirname(path.resolve(p)) === path.resolve(root)), ...stray.map((name) => path.join(root, name))]);
+  for (const dir of targets) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      s.events.emit('run.log', { runId, level: 'warn', message: `could not delete pruned checkpoint ${dir}: ${(error as Error).message}`, time: Date.now() });
+    }
   }
 }
 

@@ -108,6 +108,46 @@ export class RunsRepo {
     this.db.prepare('INSERT OR REPLACE INTO checkpoints (run_id, step, path, created_at) VALUES (?, ?, ?, ?)').run(runId, step, path, now);
   }
 
+  /** Forget checkpoints (retention); their folders are the caller's to delete, after this commits. */
+  deleteCheckpoints(runId: string, steps: readonly number[]): void {
+    const del = this.db.prepare('DELETE FROM checkpoints WHERE run_id = ? AND step = ?');
+    for (const step of steps) del.run(runId, step);
+  }
+
+  /** Recorded checkpoints with their folders and the held-out success measured at their step, if any. */
+  checkpointRecords(runId: string): Array<{ step: number; path: string; heldoutSuccess: number | null }> {
+    return this.db
+      .prepare(
+        `SELECT c.step, c.path, m.value AS heldoutSuccess FROM checkpoints c
+         LEFT JOIN metrics m ON m.run_id = c.run_id AND m.step = c.step AND m.key = 'eval/success'
+         WHERE c.run_id = ? ORDER BY c.step`,
+      )
+      .all(runId) as Array<{ step: number; path: string; heldoutSuccess: number | null }>;
+  }
+
+  /**
+   * Steps of `runId` another run will still load: a fork (parent step) or an `initFrom` of a run that
+   * has no checkpoint of its own yet — it reads that folder when it starts (or starts over), so
+   * retention must leave it. Once the other run has its own checkpoint it resumes from that instead.
+   */
+  pinnedCheckpoints(runId: string): Set<number> {
+    const rows = this.db
+      .prepare(
+        `SELECT r.parent_run_id AS parent, r.parent_step AS parentStep, r.config FROM runs r
+         WHERE r.id != ? AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)
+           AND (r.parent_run_id = ? OR r.config LIKE ? ESCAPE '\\')`,
+      )
+      .all(runId, runId, `%${runId.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as Array<{ parent: string | null; parentStep: number | null; config: string }>;
+    const pinned = new Set<number>();
+    for (const row of rows) {
+      if (row.parent === runId && row.parentStep !== null) pinned.add(row.parentStep);
+      const init = (JSON.parse(row.config) as RunConfig).initFrom;
+      // No step: the source's latest when it starts, which retention always keeps.
+      if (init?.runId === runId && init.step !== undefined) pinned.add(init.step);
+    }
+    return pinned;
+  }
+
   checkpointPath(runId: string, step: number): string | null {
     return (this.db.prepare('SELECT path FROM checkpoints WHERE run_id = ? AND step = ?').pluck().get(runId, step) as string | undefined) ?? null;
   }

@@ -22,9 +22,15 @@ describe('trainingMemoryEstimate', () => {
 
 describe('preflight', () => {
   it('refuses RWML with embedding similarity (no embedder to run) and passes it with a text similarity', async () => {
-    const base = { env: 'mock', model: { preset: 'nano' as const }, algo: 'rwml' as const };
+    // Short prompts: with tool schemas and 256-token observations two mock prompts overflow nano's context.
+    const base = { env: 'mock', model: { preset: 'nano' as const }, algo: 'rwml' as const, rollout: { toolSchemas: 'none' as const, maxObservationTokens: 48 } };
     const embedding = await preflight(RunConfig.parse({ ...base, rwml: { similarity: 'embedding' } }));
     expect(embedding.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['rwml']);
     expect((await preflight(RunConfig.parse(base))).ok).toBe(true);
+  }, 30_000);
+
+  it('refuses the mock env on nano with the default knobs: two task prompts overflow the context', async () => {
+    const r = await preflight(RunConfig.parse({ env: 'mock', model: { preset: 'nano' }, algo: 'rwml' }));
+    expect(r.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['context']);
   });
 });

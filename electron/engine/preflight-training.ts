@@ -1,0 +1,341 @@
+/**
+ * Pre-flight checks of what training itself will do, so that everything that would fail a run at
+ * step 0 fails here with the knob to change: the stage layout (planStages' own rule), whether the
+ * prompts and demonstrations fit the model's context (counted with the tokenizer the run will use),
+ * a caution when SFT is too short to learn the output format, and the time and disk a run will take.
+ * The heavy modules (the loops, the tokenizer trainer, the model registry) load on demand: the
+ * engine's main thread does not load them at start-up.
+ */
+import { preset } from '../../native-models/presets';
+import { type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
+import { plannedSteps, type RunConfig } from '../contract';
+import type { DemoTranscript } from './algorithms/demos';
+import type { PolicyTokenizer } from './algorithms/layout';
+import type { ToolEnv } from './envs/types';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  warning?: boolean;
+}
+
+/** The stages a run will train, or planStages' refusal (e.g. sft+envace without sft.steps), which fails a run at step 0. */
+export async function stagesCheck(config: RunConfig): Promise<{ check: Check; stages: Array<{ algo: string; steps: number }> }> {
+  const { planStages } = await import('./algorithms/train');
+  try {
+    const stages = planStages(config).map((st) => ({ algo: st.algo, steps: st.last - st.first + 1 }));
+    return { check: { name: 'stages', ok: true, detail: stages.map((st) => `${st.algo} × ${st.steps}`).join(' → ') }, stages };
+  } catch (error) {
+    return { check: { name: 'stages', ok: false, detail: (error as Error).message }, stages: [] };
+  }
+}
+
+/** Wall time spent recording demonstrations; past it, the fit is counted on those recorded so far. */
+export const DEMO_BUDGET_MS = 3000;
+/** Smallest vocabulary a fresh tokenizer gets (NativePolicy.create's MIN_VOCAB: specials, bytes, some merges). */
+const MIN_FRESH_VOCAB = 8 + 256 + 128;
+
+/**
+ * The run's demonstrations, recorded as the run records them: all of them (a file, or the expert on
+ * every training task) unless that takes longer than `budgetMs`, then those of an evenly spread
+ * subset (the files env's expert takes about half a second a task). One task at a time, so the engine
+ * answers other requests in between.
+ */
+async function recordDemonstrations(env: ToolEnv, config: RunConfig, budgetMs: number): Promise<{ transcripts: DemoTranscript[]; of: number }> {
+  const { runDemonstrations } = await import('./algorithms/demos');
+  const tasks = env.tasks('train').map((t) => env.task(t.id));
+  if (config.sft.demonstrations === 'file') {
+    const transcripts = await runDemonstrations(env, tasks, config.sft, config.rollout.toolSchemas, config.seed);
+    return { transcripts, of: transcripts.length };
+  }
+  // Strided order: a sample cut short still spans the task list (families, difficulties).
+  const stride = Math.max(1, Math.floor(Math.sqrt(tasks.length)));
+  const order = Array.from({ length: stride }, (_, r) => tasks.filter((_, i) => i % stride === r)).flat();
+  const transcripts: DemoTranscript[] = [];
+  const t0 = Date.now();
+  for (const task of order) {
+    if (transcripts.length >= 4 && Date.now() - t0 > budgetMs) break;
+    transcripts.push(...(await runDemonstrations(env, [task], config.sft, config.rollout.toolSchemas, config.seed)));
+  }
+  return { transcripts, of: tasks.length };
+}
+
+/** What the context check found: its checks, and mean token counts for the time estimate. */
+export interface Fit {
+  checks: Check[];
+  /** Mean tokens of a demonstration as SFT trains it (cut to the context), and of a task's prompt. */
+  demoTokens: number | null;
+  promptTokens: number | null;
+  /** A fresh tokenizer's vocabulary (the preset's embedding grows or shrinks to it); null when not trained here. */
+  vocabSize: number | null;
+}
+
+function contextKnobs(config: RunConfig, maxSeqLen: number): string {
+  return [
+    config.rollout.toolSchemas !== 'none' ? `rollout.toolSchemas '${config.rollout.toolSchemas}' → 'none'` : null,
+    `a lower rollout.maxObservationTokens (now ${config.rollout.maxObservationTokens})`,
+    'preset' in config.model && config.model.preset !== 'small' ? `a preset with a longer context than ${maxSeqLen} tokens (tiny 1024, small 2048)` : null,
+  ]
+    .filter((x) => x !== null)
+    .join(', or ');
+}
+
+/**
+ * Whether the run's prompts and demonstrations fit the model's context, counted with the tokenizer
+ * the run will use: a fresh preset run's byte-level BPE, trained here on the same corpus as train.ts
+ * trains it at start (measured: 0.5–0.8 s for retail's 200 demonstrations), or an imported model's
+ * own with the role markers added. SFT fails at step 0 when no demonstration's prompt and first act
+ * fit; a rollout fails on any task whose prompt does not. A run from another run's checkpoint
+ * (initFrom) uses that tokenizer: not checked here.
+ */
+export async function contextFit(config: RunConfig, env: ToolEnv, modelsDir: string | undefined, uses: { sft: boolean; rollouts: boolean }, budgetMs = DEMO_BUDGET_MS): Promise<Fit> {
+  const none: Fit = { checks: [], demoTokens: null, promptTokens: null, vocabSize: null };
+  if (config.initFrom || (!uses.sft && !uses.rollouts)) return none;
+  const [{ demoCorpus, demoSegments }, layout] = await Promise.all([import('./algorithms/demos'), import('./algorithms/layout')]);
+  const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
+  let sample: { transcripts: DemoTranscript[]; of: number } = { transcripts: [], of: 0 };
+  if (hasDemos) {
+    try {
+      sample = await recordDemonstrations(env, config, budgetMs);
+    } catch (error) {
+      return { ...none, checks: [{ name: 'context', ok: false, detail: `recording the demonstrations failed: ${(error as Error).message}` }] };
+    }
+  }
+  let tokenizer: PolicyTokenizer;
+  let vocabSize: number | null = null;
+  let maxSeqLen: number;
+  let which: string;
+  if ('preset' in config.model) {
+    const { envTokenizer } = await import('./algorithms/policy');
+    const base = preset(config.model.preset);
+    const corpus = sample.transcripts.length
+      ? demoCorpus(sample.transcripts)
+      : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
+    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_FRESH_VOCAB));
+    maxSeqLen = base.maxSeqLen;
+    vocabSize = tokenizer.vocabSize;
+    const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';
+    which = `the run's byte-level BPE (${tokenizer.vocabSize} ids) trained on ${on}`;
+  } else {
+    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('./models/registry'), import('../../native-models/tokenizer')]);
+    const name = config.model.imported;
+    const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
+    if (!entry) return none; // the model check says so
+    try {
+      tokenizer = loadTokenizer(entry.path).withSpecialTokens(SPECIAL_TOKENS, entry.config.vocabSize);
+    } catch {
+      return none; // the tokenizer check says so
+    }
+    maxSeqLen = entry.config.maxSeqLen;
+    which = `${entry.name}'s tokenizer`;
+  }
+  const sp = layout.specialIds(tokenizer);
+  const maxObs = config.rollout.maxObservationTokens;
+  const promptTokens = (t: Pick<DemoTranscript, 'system' | 'instruction' | 'initialObservation'>) =>
+    layout.promptSegments(tokenizer, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObs).reduce((n, g) => n + g.ids.length, 0);
+  // Without demonstrations, the tasks' own prompts (no initial observation recorded).
+  const system = layout.systemText(env.description, env.tools(), config.rollout.toolSchemas);
+  const prompts = sample.transcripts.length
+    ? sample.transcripts.map(promptTokens)
+    : env.tasks('train').map((t) => promptTokens({ system, instruction: env.task(t.id).instruction, initialObservation: '' }));
+  const counted = `counted with ${which}`;
+  const knobs = contextKnobs(config, maxSeqLen);
+  const checks: Check[] = [];
+  if (uses.rollouts && prompts.length) {
+    const longest = Math.max(...prompts);
+    // rollout.ts refuses a prompt with fewer than 2 tokens of room.
+    const over = prompts.filter((n) => n + 2 > maxSeqLen).length;
+    checks.push(
+      over
+        ? { name: 'context', ok: false, detail: `${over} of ${prompts.length} task prompts do not fit the model's context of ${maxSeqLen} tokens (longest ${longest}, ${counted}): rollouts stop there. Set ${knobs}` }
+        : { name: 'context', ok: true, detail: `every task prompt fits the context of ${maxSeqLen} tokens (longest ${longest}, ${counted})` },
+    );
+  }
+  let demoTokens: number | null = null;
+  if (uses.sft && sample.transcripts.length) {
+    const n = sample.transcripts.length;
+    const fitting = sample.transcripts.map((t) => demoSegments(tokenizer, sp, t, maxObs, maxSeqLen)).filter((d) => d !== null);
+    if (!fitting.length) {
+      // The shortest demonstration's prompt and first act: what has to shrink below the context.
+      const shortest = Math.min(...sample.transcripts.map((t) => promptTokens(t) + tokenizer.encode(t.steps[0]?.actionText ?? '', { parseSpecial: false }).length + 2));
+      checks.push({
+        name: 'demonstrations fit',
+        ok: false,
+        detail: `no ${config.sft.demonstrations} demonstration of ${env.id} fits the model's context of ${maxSeqLen} tokens: the shortest prompt and first act take ${shortest} (${counted}). Set ${knobs}`,
+      });
+    } else {
+      demoTokens = fitting.reduce((k, d) => k + d.segments.reduce((m, g) => m + g.ids.length, 0), 0) / fitting.length;
+      checks.push({
+        name: 'demonstrations fit',
+        ok: true,
+        // SFT on a few survivors, or on demonstrations cut to their first act, teaches little.
+        warning: fitting.length < n / 2 ? true : undefined,
+        detail: `${fitting.length} of ${n} demonstrations fit the context of ${maxSeqLen} tokens at least to their first act (longer ones are cut after their last whole turn that fits; ${counted})`,
+      });
+    }
+  }
+  return { checks, demoTokens, promptTokens: prompts.length ? prompts.reduce((a, b) => a + b, 0) / prompts.length : null, vocabSize };
+}
+
+/**
+ * A heuristic, not a measurement: a model trained from scratch writes no parseable tool call until
+ * SFT has shown it the action grammar for a while, and RL on random text earns nothing. The
+ * recommended recipes train the format with 400 SFT steps (nano, tiny) or 600 (small); below a
+ * quarter of that we warn. An imported chat model, or a run from another run's checkpoint, already writes text.
+ */
+export const FORMAT_SFT_STEPS = { nano: 100, tiny: 100, small: 150 } as const;
+
+export function formatBudgetCheck(config: RunConfig): Check | null {
+  if (!('preset' in config.model) || config.initFrom) return null;
+  const sft = config.algo === 'sft' ? config.steps : config.sft.steps;
+  const need = FORMAT_SFT_STEPS[config.model.preset];
+  if (sft >= need) return null;
+  const knob = config.algo === 'sft' ? 'steps' : 'sft.steps';
+  return {
+    name: 'format budget',
+    ok: true,
+    warning: true,
+    detail: `${sft} SFT steps for a ${config.model.preset} model trained from scratch: it will likely not learn the tool-call format, so rewards stay near 0 (a heuristic: recipes use 400+ steps, this warns below ${need}); raise ${knob}`,
+  };
+}
+
+const BYTES = 4; // float32 weights and moments
+
+/**
+ * Throughput on the reference machine (2 cores, one ORT thread): train-step tokens/s at batch 8×256
+ * and batch-16 decode tokens/s. tiny and small: README "Benchmarks" (mid-range); nano: measured the
+ * same way with native-models/bench (8×255, 64 new tokens) on 2026-12-01. Other models: small's, scaled by size.
+ */
+export const BENCH: Record<'nano' | 'tiny' | 'small', { params: number; train: number; decode: number }> = {
+  nano: { params: 0.16e6, train: 5_700, decode: 2_400 },
+  tiny: { params: 4.95e6, train: 3_850, decode: 5_200 },
+  small: { params: 27.8e6, train: 910, decode: 1_170 },
+};
+
+/** Checkpoints a run writes (every `checkpointEvery` steps, and its last) and how many retention keeps at most. */
+export function checkpointCounts(config: RunConfig): { written: number; kept: number } {
+  const total = plannedSteps(config);
+  const written = Math.floor(total / config.checkpointEvery) + (total % config.checkpointEvery ? 1 : 0);
+  const best = config.checkpointKeepBest && config.evalEvery > 0 ? 1 : 0;
+  return { written, kept: Math.min(written, config.checkpointKeepLast + best) };
+}
+
+/**
+ * One checkpoint folder: trained weights and both AdamW moments (float32), frozen LoRA base weights,
+ * a KL reference when klBeta > 0 (the weights again), and the tokenizer (about 32 bytes an id).
+ */
+export function checkpointBytesEstimate(c: ModelConfig, klBeta: number): number {
+  const specs = paramSpecs(c);
+  const count = (trainable: boolean) => specs.filter((p) => p.trainable === trainable).reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0);
+  const weights = 3 * count(true) + count(false) + (klBeta > 0 ? count(true) + count(false) : 0);
+  return weights * BYTES + 32 * c.vocabSize;
+}
+
+/**
+ * Time, roughly, from the bench figures: per SFT step its rows of demonstration tokens through the
+ * train step; per RL step every rollout generating its whole turn budget (acts, plus observations
+ * when rehearsing) and then trained ppoEpochs times; each evaluation the held-out tasks' acts. Setup
+ * (demonstrations, tokenizer, compiling the model) is not counted: on a 6-step nano run with an
+ * evaluation after each step (test/integration/retention.test.ts) this said 9 s for 25 s of wall time.
+ */
+export function timeEstimate(
+  config: RunConfig,
+  model: ModelConfig,
+  params: number,
+  stages: ReadonlyArray<{ algo: string; steps: number }>,
+  fit: Pick<Fit, 'demoTokens' | 'promptTokens'>,
+  heldoutTasks: number,
+): { seconds: number; basis: string } {
+  const name = 'preset' in config.model ? config.model.preset : null;
+  const scale = name ? 1 : BENCH.small.params / params;
+  const train = (name ? BENCH[name] : BENCH.small).train * scale;
+  const decode = (name ? BENCH[name] : BENCH.small).decode * scale;
+  const r = config.rollout;
+  const rows = r.tasksPerStep * r.k;
+  const prompt = fit.promptTokens ?? model.maxSeqLen / 2;
+  const room = Math.max(0, model.maxSeqLen - prompt);
+  let seconds = 0;
+  for (const { algo, steps } of stages) {
+    if (algo === 'sft') {
+      seconds += (steps * rows * (fit.demoTokens ?? model.maxSeqLen)) / train;
+      continue;
+    }
+    const rehearses = algo.startsWith('envace') || algo === 'rwml';
+    const generated = Math.min(room, r.maxTurns * (r.maxTokensPerTurn + (rehearses ? r.maxObservationTokens : 0)));
+    const trained = Math.min(model.maxSeqLen, prompt + r.maxTurns * (r.maxTokensPerTurn + r.maxObservationTokens));
+    seconds += steps * ((rows * generated) / decode + (rows * trained * config.optim.ppoEpochs) / train);
+  }
+  if (config.evalEvery > 0) seconds += (Math.floor(plannedSteps(config) / config.evalEvery) * heldoutTasks * Math.min(room, r.maxTurns * r.maxTokensPerTurn)) / decode;
+  const where = name ? `${name}'s bench figures` : `small's bench figures scaled to ${(params / 1e6).toFixed(1)}M parameters`;
+  return {
+    seconds: Math.round(seconds),
+    basis: `rough, from ${where} (2 cores, 1 thread: train ${Math.round(train)} tokens/s, decode ${Math.round(decode)} tokens/s), every rollout using its whole turn budget; setup (compiling, demonstrations) not counted`,
+  };
+}
+
+/** The model a run will train, as far as pre-flight can tell (an imported one from `modelsDir`); null when unknown. */
+async function modelOf(config: RunConfig, modelsDir: string | undefined): Promise<ModelConfig | null> {
+  if ('preset' in config.model) return preset(config.model.preset);
+  if (!modelsDir) return null;
+  const [{ listModels }, { loraOf }] = await Promise.all([import('./models/registry'), import('./algorithms/lora-config')]);
+  const entry = listModels(modelsDir).find((m) => m.name === (config.model as { imported: string }).imported);
+  const lora = loraOf(config);
+  return entry ? (lora ? { ...entry.config, lora } : entry.config) : null;
+}
+
+export interface PreflightEstimate {
+  seconds: number | null;
+  secondsBasis: string;
+  checkpointBytes: number | null;
+  checkpointsKept: number;
+  diskBytes: number | null;
+  diskBasis: string;
+}
+
+/**
+ * Everything pre-flight says about training itself: stages, context fit, format budget, and the
+ * time and disk estimate (with the retention knobs that bound the disk).
+ */
+export async function trainingChecks(
+  config: RunConfig,
+  modelsDir: string | undefined,
+  options: { demoBudgetMs?: number } = {},
+): Promise<{ checks: Check[]; estimate: PreflightEstimate }> {
+  const { check: stages, stages: plan } = await stagesCheck(config);
+  const checks: Check[] = [stages];
+  let fit: Omit<Fit, 'checks'> = { demoTokens: null, promptTokens: null, vocabSize: null };
+  let heldout = 0;
+  try {
+    const [{ getEnv }, { envOptions }] = await Promise.all([import('./envs/registry'), import('./algorithms/env-options')]);
+    const env = await getEnv(config.env, envOptions(config));
+    heldout = env.tasks('heldout').length;
+    const sft = plan.some((st) => st.algo === 'sft');
+    const rollouts = plan.some((st) => st.algo !== 'sft') || config.evalEvery > 0;
+    const found = await contextFit(config, env, modelsDir, { sft, rollouts }, options.demoBudgetMs);
+    checks.push(...found.checks);
+    fit = found;
+  } catch {
+    // The environment check already says why it cannot be reached.
+  }
+  const known = await modelOf(config, modelsDir);
+  const model = known && fit.vocabSize !== null ? { ...known, vocabSize: fit.vocabSize } : known;
+  const format = formatBudgetCheck(config);
+  if (format) checks.push(format);
+
+  const { written, kept } = checkpointCounts(config);
+  const checkpointBytes = model ? checkpointBytesEstimate(model, config.loss.klBeta) : null;
+  const time = model && plan.length ? timeEstimate(config, model, paramSpecs(model).reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0), plan, fit, heldout) : null;
+  const retention = `checkpointKeepLast ${config.checkpointKeepLast}${config.checkpointKeepBest ? (config.evalEvery > 0 ? ' + the best by held-out success' : ' (checkpointKeepBest needs evalEvery > 0)') : ''}`;
+  return {
+    checks,
+    estimate: {
+      seconds: time?.seconds ?? null,
+      secondsBasis: time?.basis ?? 'no estimate: the model or the stages are not known',
+      checkpointBytes,
+      checkpointsKept: kept,
+      diskBytes: checkpointBytes === null ? null : kept * checkpointBytes,
+      diskBasis: `${kept} of ${written} checkpoints kept (${retention}) × the size of one (weights + AdamW moments${config.loss.klBeta > 0 ? ' + KL reference' : ''} + tokenizer); metrics and rollouts not counted`,
+    },
+  };
+}
