@@ -113,7 +113,7 @@ export function detectGpu(host: DetectionHost = realHost): GpuDetection {
         : host.platform === 'win32'
           ? "onnxruntime-node's installer has no CUDA provider for Windows (its GPU providers there, DirectML and WebGPU, come bundled)"
           : `onnxruntime-node's installer has CUDA binaries only for ${only}`;
-    return { ok: false, message: `no CUDA provider for ${here}: ${why}; nothing to install (WebGPU, where it loads, needs no setup: see \`envace info\`)` };
+    return { ok: false, message: `no CUDA provider for ${here}: ${why} (WebGPU, where it loads, needs no setup: see \`envace info\`)` };
   }
   const smi = host.run('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader']);
   const gpus = smi.status === 0 ? smi.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
@@ -127,7 +127,7 @@ export function detectGpu(host: DetectionHost = realHost): GpuDetection {
   const proc = host.readFile('/proc/driver/nvidia/version');
   if (proc) return { ok: true, message: `found the NVIDIA driver (${proc.split('\n')[0].trim()}) in /proc/driver/nvidia/version` };
   const smiSaid = smi.error?.code === 'ENOENT' ? 'nvidia-smi is not on PATH' : smi.error ? `nvidia-smi did not run (${smi.error.message})` : `nvidia-smi exited ${smi.status}${smi.stderr.trim() ? ` (${smi.stderr.trim().split('\n')[0]})` : ''}`;
-  return { ok: false, message: `no NVIDIA GPU found: ${smiSaid} and /proc/driver/nvidia/version does not exist; nothing was installed` };
+  return { ok: false, message: `no NVIDIA GPU found: ${smiSaid} and /proc/driver/nvidia/version does not exist` };
 }
 
 /**
@@ -266,7 +266,7 @@ const MAX_OUTPUT_LINES = 2000;
  */
 export async function gpuSetup(options: GpuSetupOptions = {}, deps: GpuSetupDeps = realGpuSetupDeps): Promise<GpuSetupResult> {
   const detection = deps.detect();
-  if (!detection.ok) throw new GpuNotAvailable(detection.message);
+  if (!detection.ok) throw new GpuNotAvailable(`${detection.message}; nothing was installed`);
   const ortRoot = deps.ortRoot();
   const invocation = installerInvocation(ortRoot);
   const command = `ONNXRUNTIME_NODE_INSTALL=true ${[invocation.command, ...invocation.args].map(quote).join(' ')}`;

@@ -43,7 +43,7 @@ async function setup(deps: GpuSetupDeps, ...args: string[]) {
   return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
-const noGpu = 'no NVIDIA GPU found: nvidia-smi is not on PATH and /proc/driver/nvidia/version does not exist; nothing was installed';
+const noGpu = 'no NVIDIA GPU found: nvidia-smi is not on PATH and /proc/driver/nvidia/version does not exist';
 
 function host(over: Partial<DetectionHost>): DetectionHost {
   return {
@@ -76,7 +76,7 @@ describe('envace gpu setup without a GPU', () => {
     const probe = vi.fn(async () => []);
     const r = await setup({ detect: () => detectGpu(host({})), ortRoot: () => root, runInstaller, probe });
     expect(r.code).toBe(4);
-    expect(r.stderr).toBe(`envace: ${noGpu}\n`);
+    expect(r.stderr).toBe(`envace: ${noGpu}; nothing was installed\n`);
     expect(r.stdout).toBe('');
     expect(runInstaller).not.toHaveBeenCalled();
     expect(probe).not.toHaveBeenCalled();
@@ -91,7 +91,7 @@ describe('envace gpu setup without a GPU', () => {
     const r = await setup({ ...realGpuSetupDeps, runInstaller });
     expect(r.code).toBe(4);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^envace: no (NVIDIA GPU found|CUDA provider for)/);
+    expect(r.stderr).toMatch(/^envace: no (NVIDIA GPU found|CUDA provider for).*; nothing was installed\n$/);
     expect(runInstaller).not.toHaveBeenCalled();
     expect(listing(root)).toEqual(before);
   });
@@ -129,7 +129,7 @@ describe('detectGpu', () => {
   it('says what failed when nvidia-smi runs but finds nothing', () => {
     const d = detectGpu(host({ run: () => ({ status: 9, stdout: '', stderr: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\nMore\n" }) }));
     expect(d.ok).toBe(false);
-    expect(d.message).toBe("no NVIDIA GPU found: nvidia-smi exited 9 (NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.) and /proc/driver/nvidia/version does not exist; nothing was installed");
+    expect(d.message).toBe("no NVIDIA GPU found: nvidia-smi exited 9 (NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.) and /proc/driver/nvidia/version does not exist");
   });
 });
 

@@ -35,7 +35,7 @@ describe('system.gpuSetup', () => {
     const call = handler({ detect: () => ({ ok: false, message: 'no NVIDIA GPU found: nvidia-smi is not on PATH' }), ortRoot: ortPackageRoot, runInstaller, probe });
     const error = await Promise.resolve(call({ action: 'install' }, ctx)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractError);
-    expect(error).toMatchObject({ code: 'not_available', message: 'no NVIDIA GPU found: nvidia-smi is not on PATH' });
+    expect(error).toMatchObject({ code: 'not_available', message: 'no NVIDIA GPU found: nvidia-smi is not on PATH; nothing was installed' });
     expect(runInstaller).not.toHaveBeenCalled();
     expect(probe).not.toHaveBeenCalled();
   });
