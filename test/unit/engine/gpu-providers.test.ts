@@ -75,7 +75,8 @@ describe('pre-flight device', () => {
   it('runs.preflight carries the device line', async () => {
     const result = await preflight(RunConfig.parse({ env: 'mock', model: { preset: 'nano' }, provider: 'cuda' }), undefined, { providers: none });
     expect(result.checks.find((c) => c.name === 'device')).toEqual({ name: 'device', ok: true, detail: 'cpu (cuda not available: CUDA provider library not installed)' });
-    expect(result.ok).toBe(true);
+    // A fallback still trains: the device line informs, it never fails the pre-flight (other checks may).
+    expect(result.checks.filter((c) => !c.ok).map((c) => c.name)).not.toContain('device');
   });
 
   it("this machine's own probe: the device is one that loads here", async () => {
