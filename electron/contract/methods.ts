@@ -6,7 +6,7 @@ import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, M
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
-import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsPreflightInput, RunsPreflightOutput } from './runs';
+import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
 import { GpuSetupInput, GpuSetupOutput, SystemInfo } from './system';
 import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
@@ -29,6 +29,7 @@ export const methods = {
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
   'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job', 'writes'),
+  'runs.recipe': method(RunsRecipeInput, RunsRecipeOutput, 'The recommended recipe (knobs known to train) for an environment and model'),
   'runs.preflight': method(RunsPreflightInput, RunsPreflightOutput, 'Before starting: config valid, environment reachable, memory estimate, tokenizer coverage'),
   'runs.start': method(RunIdInput, Run, 'Queue the training job of a created run', 'writes'),
   'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)', 'writes'),

@@ -225,6 +225,16 @@ export const PreflightEstimate = z.strictObject({
   diskBytes: z.number().nullable(),
   diskBasis: z.string(),
 });
+/** The recommended recipe for an environment and model (engine/recipes.ts): the knobs known to train. */
+export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional() });
+export const RunsRecipeOutput = z.strictObject({
+  id: z.string(),
+  config: RunConfig,
+  /** Figures where measured (null: not measured yet), and where they were measured. */
+  expected: z.strictObject({ minutes: z.number().nullable(), heldoutSuccess: z.number().nullable(), diskMB: z.number().nullable(), measured: z.string().nullable() }),
+  notes: z.string(),
+});
+
 export const RunsPreflightInput = z.strictObject({ config: RunConfig });
 /** What the engine can tell about a run before it starts (workbench.md "New run"). */
 export const RunsPreflightOutput = z.strictObject({

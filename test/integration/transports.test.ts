@@ -155,6 +155,12 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     const run = await api.call('runs.create', { config: { env: 'contract-test', algo: 'grpo-real', steps: 2 } });
     expect(run).toMatchObject({ status: 'created', algo: 'grpo-real', totalSteps: 2 });
   },
+  'runs.recipe': async (api) => {
+    const recipe = await api.call('runs.recipe', { env: 'contract-test', model: { preset: 'nano' } });
+    expect(recipe).toMatchObject({ id: 'contract-test/nano', config: { env: 'contract-test', algo: 'sft+envace', model: { preset: 'nano' } } });
+    expect(recipe.config.sft.steps).toBeGreaterThan(0);
+    await expect(api.call('runs.recipe', { env: 'no-such-env' })).rejects.toMatchObject({ code: 'not_found' });
+  },
   'runs.preflight': async (api) => {
     const good = await api.call('runs.preflight', { config: { env: 'retail', worldSize: 5, model: { preset: 'nano' }, algo: 'sft+envace', sft: { steps: 10 }, steps: 5 } });
     expect(good).toMatchObject({ ok: true, plannedSteps: 15, taskCounts: { train: expect.any(Number) } });

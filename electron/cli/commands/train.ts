@@ -9,7 +9,7 @@ import { act, leaf, type CommonOptions } from './common';
 
 interface TrainOptions extends CommonOptions {
   env: string;
-  algo: string;
+  algo?: string;
   preset?: string;
   model?: string;
   config?: string;
@@ -45,8 +45,12 @@ export function applySetting(target: Record<string, unknown>, assignment: string
   node[keys[keys.length - 1]] = value;
 }
 
-export function configFromFlags(opts: TrainOptions): RunConfigInput {
-  let base: Record<string, unknown> = {};
+/**
+ * The run config from the flags, over `--config FILE` or, without --algo, over the recommended
+ * recipe (`recipe`: fetched from the engine by the caller).
+ */
+export function configFromFlags(opts: TrainOptions, recipe?: Record<string, unknown>): RunConfigInput {
+  let base: Record<string, unknown> = recipe ? structuredClone(recipe) : {};
   if (opts.config) {
     try {
       base = parseBoundedJson(fs.readFileSync(opts.config, 'utf8'), {}, 'the file') as Record<string, unknown>;
@@ -56,7 +60,7 @@ export function configFromFlags(opts: TrainOptions): RunConfigInput {
     // Spreading a string or an array would turn its characters or items into unknown keys.
     if (typeof base !== 'object' || base === null || Array.isArray(base)) throw new CliError(`--config ${opts.config} must hold a JSON object (a run config)`, EXIT.usage);
   }
-  const config: Record<string, unknown> = { ...base, env: opts.env, algo: opts.algo };
+  const config: Record<string, unknown> = { ...base, env: opts.env, ...(opts.algo !== undefined ? { algo: opts.algo } : {}) };
   if (opts.preset && opts.model) throw new CliError('give --preset or --model, not both', EXIT.usage);
   if (opts.preset) config.model = { preset: opts.preset };
   if (opts.model) config.model = { imported: opts.model };
@@ -104,7 +108,7 @@ export async function followRun(api: WorkbenchApi, runId: string, json: boolean)
 export function registerTrain(program: Command): void {
   leaf(program.command('train').description('train a policy (sft, grpo-real, envace and ablations, paw, rwml, chains) and follow it to the end'))
     .requiredOption('--env <env>', 'environment id (envace envs)')
-    .requiredOption('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')}`)
+    .option('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')} (without it: the recommended recipe for the env and model, which flags then adjust)`)
     .option('--preset <name>', 'model preset: nano, tiny, small (default tiny)')
     .option('--model <name>', 'an imported model')
     .option('--config <file>', 'run config JSON (flags override it)')
@@ -114,8 +118,16 @@ export function registerTrain(program: Command): void {
     .option('--init-from <run[@step]>', "start from another run's checkpoint (its latest without @step) with this run's own config")
     .action(
       act<TrainOptions>(async (_args, opts, out) => {
-        const config = configFromFlags(opts);
+        // Flags are checked before the engine opens the home; the recipe (no --algo, no --config) comes from it.
+        const useRecipe = opts.algo === undefined && opts.config === undefined;
+        let config = configFromFlags(useRecipe ? { ...opts, algo: 'sft+envace' } : opts);
         await withEngine(opts.home, async (api) => {
+          if (useRecipe) {
+            const model = opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined;
+            const recipe = await api.call('runs.recipe', { env: opts.env, ...(model ? { model } : {}) });
+            out.line(`recipe ${recipe.id}: ${recipe.notes}`);
+            config = configFromFlags(opts, recipe.config as unknown as Record<string, unknown>);
+          }
           // The checkpoint decides the model: without --preset/--model, take the one it was trained as.
           if (config.initFrom && !opts.preset && !opts.model) config.model = (await api.call('runs.get', { id: config.initFrom.runId })).config.model;
           const run = await api.call('runs.create', { config: config as never, start: true });

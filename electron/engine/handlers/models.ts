@@ -31,7 +31,8 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
     case 'hf':
       return `from transformers import AutoModelForCausalLM, AutoTokenizer\nmodel = AutoModelForCausalLM.from_pretrained(${dir})\ntokenizer = AutoTokenizer.from_pretrained(${dir})`;
     case 'onnx':
-      return `import onnxruntime as ort\nsession = ort.InferenceSession(${JSON.stringify(path.join(outDir, 'model.onnx'))})  # inputs: input_ids, attention_mask, position_ids, past_key_values.N.key/value`;
+      // Optimum's layout (onnx/model.onnx beside the HF config and tokenizer), so transformers.js loads the folder as is.
+      return `import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';\nenv.localModelPath = ${JSON.stringify(path.dirname(outDir))}; env.allowRemoteModels = false;\nconst model = await AutoModelForCausalLM.from_pretrained(${JSON.stringify(path.basename(outDir))});\nconst tokenizer = await AutoTokenizer.from_pretrained(${JSON.stringify(path.basename(outDir))});`;
     case 'lora':
       return `from peft import PeftModel\nmodel = PeftModel.from_pretrained(base_model, ${dir})`;
     case 'gguf': {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { ContractError, type Run } from '../../contract';
+import { ContractError, RunConfig, type Run } from '../../contract';
+import { recommendedRecipe } from '../recipes';
 import { runDir } from '../home';
 import type { EngineServices } from '../services';
 import { preflight, runConfigFileProblems } from '../preflight';
@@ -21,7 +22,7 @@ function requireRun(s: EngineServices, id: string): Run {
 
 const ACTIVE = new Set(['queued', 'running']);
 
-export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.preflight' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete'> = (
+export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.recipe' | 'runs.preflight' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete'> = (
   s,
 ) => ({
   'runs.list': (input) => s.store.runs.list(input),
@@ -41,6 +42,11 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     s.events.emit('run.status', { runId: run.id, status: run.status, error: null });
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
+  },
+  'runs.recipe': ({ env, model }) => {
+    if (!s.envs.ids().includes(env)) throw new ContractError('not_found', `no environment "${env}"`);
+    const recipe = recommendedRecipe(env, model);
+    return { ...recipe, config: RunConfig.parse(recipe.config) };
   },
   'runs.preflight': ({ config }, ctx) => preflight(config, s.paths.models, { roots: rootsForTransport(ctx.transport, s.paths.home) }),
   'runs.start': ({ id }) => {

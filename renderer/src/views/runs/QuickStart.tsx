@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorNotice } from '../../components/Notice';
 import { useCall } from '../../hooks/useCall';
-import { quickstartCommand, quickstartConfig } from './quickstart';
+import { QUICKSTART_MODEL, quickstartCommand, quickstartEnv } from './quickstart';
 
 /** The empty Runs view: what to do next, in one click or one command. */
 export function QuickStart({ onCreated }: { onCreated: () => void }) {
@@ -10,15 +10,18 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   const envs = useCall('envs.list', {});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const envIds = envs.data?.items.map((e) => e.id) ?? [];
+  const envIds = envs.data?.items.filter((e) => !e.unavailable).map((e) => e.id) ?? [];
   const noEnvs = envs.data !== undefined && envIds.length === 0;
-  const config = quickstartConfig(envIds);
+  const env = quickstartEnv(envIds);
+  // The recommended recipe (engine/recipes.ts): knobs known to train, not the contract's bare defaults.
+  const recipe = useCall('runs.recipe', envs.data && !noEnvs ? { env, model: QUICKSTART_MODEL } : null);
 
   const create = async () => {
     setBusy(true);
     setError(null);
     try {
-      await api.call('runs.create', { config });
+      if (!recipe.data) return;
+      await api.call('runs.create', { config: recipe.data.config });
       onCreated();
     } catch (e) {
       setError(e);
@@ -30,9 +33,16 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   return (
     <EmptyState title="No runs yet" testId="runs-empty">
       <p>
-        A run trains a small agent on an environment&apos;s tools. The quickstart uses the <code>tiny</code> model preset and the{' '}
-        <code>sft+envace</code> method: a supervised warm start on expert demonstrations, then world rehearsal.
+        A run trains a small agent on an environment&apos;s tools. The quickstart uses the recommended recipe for the <code>nano</code> model
+        preset: a supervised warm start on expert demonstrations (<code>sft</code>), then world rehearsal (<code>envace</code>).
       </p>
+      {recipe.data && (
+        <p className="muted" data-testid="quickstart-recipe">
+          Recipe <strong>{recipe.data.id}</strong>: {recipe.data.config.sft.steps} SFT steps, then {recipe.data.config.steps} rehearsal steps.{' '}
+          {recipe.data.notes}
+          {recipe.data.expected.minutes !== null ? ` About ${recipe.data.expected.minutes} minutes here.` : ''}
+        </p>
+      )}
       {noEnvs ? (
         <p className="muted" data-testid="quickstart-no-envs">
           No environments are registered with this engine yet — the built-in environments arrive with the environments issue. Until then a run
@@ -40,11 +50,12 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
         </p>
       ) : (
         <p>
-          Environment: <strong>{envs.data ? config.env : '…'}</strong>
+          Environment: <strong>{envs.data ? env : '…'}</strong>
+          {!envs.data && <span className="spinner" aria-label="loading the environments" />}
         </p>
       )}
       <div className="row">
-        <button type="button" className="button button-primary" onClick={create} disabled={busy || !envs.data || noEnvs} data-testid="quickstart">
+        <button type="button" className="button button-primary" onClick={create} disabled={busy || !recipe.data || noEnvs} data-testid="quickstart">
           {busy ? 'Creating…' : 'Create the quickstart run'}
         </button>
         <a className="button" href="#/new">
@@ -57,9 +68,10 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
       </p>
       <p className="muted">Or from a terminal:</p>
       <pre className="cli" aria-label="Equivalent command line">
-        <code>{quickstartCommand(config)}</code>
+        <code>{quickstartCommand(env)}</code>
       </pre>
       {envs.error ? <ErrorNotice error={envs.error} onRetry={envs.reload} /> : null}
+      {recipe.error ? <ErrorNotice error={recipe.error} onRetry={recipe.reload} /> : null}
       {error ? <ErrorNotice error={error} /> : null}
     </EmptyState>
   );

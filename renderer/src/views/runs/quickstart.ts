@@ -1,14 +1,14 @@
-import type { RunConfigInput } from '../../../../electron/contract';
+import type { ModelRef } from '../../../../electron/contract';
 
-/** The quickstart recipe (quality.md: a built-in environment, the `tiny` preset, SFT then EnvACE). */
+/** The quickstart: the first registered environment (else retail), with nano, its fastest recipe to see learn. */
 export const QUICKSTART_FALLBACK_ENV = 'retail';
+export const QUICKSTART_MODEL: ModelRef = { preset: 'nano' };
 
-export function quickstartConfig(envIds: string[]): RunConfigInput {
-  return { env: envIds[0] ?? QUICKSTART_FALLBACK_ENV, algo: 'sft+envace', model: { preset: 'tiny' } };
+export function quickstartEnv(envIds: string[]): string {
+  return envIds[0] ?? QUICKSTART_FALLBACK_ENV;
 }
 
-/** The same run from a terminal (architecture.md's stable `envace train` line). */
-export function quickstartCommand(config: RunConfigInput): string {
-  const model = config.model && 'preset' in config.model ? `--preset ${config.model.preset}` : '';
-  return ['envace train', `--env ${config.env}`, `--algo ${config.algo}`, model].filter(Boolean).join(' ');
+/** The same run from a terminal: `envace train` without --algo trains the recommended recipe. */
+export function quickstartCommand(env: string, model: ModelRef = QUICKSTART_MODEL): string {
+  return ['envace train', `--env ${env}`, 'preset' in model ? `--preset ${model.preset}` : `--model ${model.imported}`].join(' ');
 }

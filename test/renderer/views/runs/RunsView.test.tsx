@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContractError, type Run } from '../../../../electron/contract';
+import { ContractError, RunConfig, type Run } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
 import { RunsView } from '../../../../renderer/src/views/runs/RunsView';
 import { fakeApi } from '../../fake-api';
@@ -28,7 +28,7 @@ describe('RunsView', () => {
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('envace train --env retail --algo sft+envace --preset tiny');
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('envace train --env retail --preset nano');
   });
 
   it('creates the quickstart run on the first environment and refreshes the list', async () => {
@@ -41,13 +41,24 @@ describe('RunsView', () => {
         runs.push(run);
         return run;
       },
+      // The engine's recommended recipe: the quickstart creates exactly this config.
+      'runs.recipe': (input) => ({
+        id: `${(input as { env: string }).env}/nano`,
+        config: RunConfig.parse({ env: (input as { env: string }).env, algo: 'sft+envace', model: { preset: 'nano' }, sft: { steps: 400 }, steps: 8 }),
+        expected: { minutes: null, heldoutSuccess: null, diskMB: null, measured: null },
+        notes: 'nano is the smoke-test model.',
+      }),
     });
     renderWith(fake);
     const button = await screen.findByTestId('quickstart');
     await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+    expect(screen.getByTestId('quickstart-recipe').textContent).toContain('400 SFT steps, then 8 rehearsal steps');
     fireEvent.click(button);
     await screen.findByTestId('runs-table');
-    expect(fake.calls.find((c) => c.method === 'runs.create')?.input).toEqual({ config: { env: 'files', algo: 'sft+envace', model: { preset: 'tiny' } } });
+    expect(fake.calls.find((c) => c.method === 'runs.recipe')?.input).toEqual({ env: 'files', model: { preset: 'nano' } });
+    const created = (fake.calls.find((c) => c.method === 'runs.create')?.input as { config: RunConfig }).config;
+    expect(created).toMatchObject({ env: 'files', algo: 'sft+envace', model: { preset: 'nano' }, sft: { steps: 400 }, steps: 8 });
+
     expect(document.querySelector('tr[data-run-id="run-quick"]')).not.toBeNull();
   });
 

@@ -1,0 +1,101 @@
+/**
+ * Recommended recipes: for each environment and model, the knobs known to train — the ones the
+ * Quickstart, New run ("start from the recommended recipe") and `envace train` without --algo use.
+ * One file, so a finding about what trains changes every entry point at once.
+ *
+ * Where a figure was measured it says where and how; the rest are `null` rather than a guess. The
+ * shapes follow what the algorithms and experiment work found: nano's 256-token context only fits
+ * short look-ups with observations cut hard, so it is the smoke-test model; tiny (1,024 tokens) is
+ * the first that fits the tasks whole (observations 384, six turns).
+ */
+import type { ModelRef, RunConfigInput } from '../contract';
+
+export interface Recipe {
+  /** `env/model`, e.g. retail/tiny or retail/imported. */
+  id: string;
+  /** The run config, everything but the name. */
+  config: RunConfigInput & { env: string; model: ModelRef };
+  /** What to expect, where measured (null: not measured yet). */
+  expected: { minutes: number | null; heldoutSuccess: number | null; diskMB: number | null; measured: string | null };
+  /** Why these knobs, in a line or two. */
+  notes: string;
+}
+
+type Knobs = Omit<RunConfigInput, 'env' | 'model'>;
+const NOT_MEASURED = { minutes: null, heldoutSuccess: null, diskMB: null, measured: null };
+
+/** Shapes per preset for the from-scratch track: what fits the context with room for a few turns. */
+const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
+  nano: {
+    algo: 'sft+envace',
+    steps: 8,
+    sft: { steps: 400 },
+    rollout: { k: 4, tasksPerStep: 4, maxTurns: 4, maxTokensPerTurn: 64, maxObservationTokens: 48, temperature: 0.8, toolSchemas: 'none' },
+    optim: { lr: 3e-3, warmupSteps: 10, stages: { rl: { lr: 5e-4, warmupSteps: 1, schedule: 'constant' } } },
+    checkpointEvery: 50,
+    evalEvery: 100,
+  },
+  tiny: {
+    algo: 'sft+envace',
+    steps: 20,
+    sft: { steps: 400 },
+    rollout: { k: 4, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 96, maxObservationTokens: 384, temperature: 0.8, toolSchemas: 'none' },
+    optim: { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-4, warmupSteps: 2, schedule: 'constant' } } },
+    checkpointEvery: 50,
+    evalEvery: 100,
+  },
+  small: {
+    algo: 'sft+envace',
+    steps: 20,
+    sft: { steps: 600 },
+    rollout: { k: 4, tasksPerStep: 2, maxTurns: 8, maxTokensPerTurn: 128, maxObservationTokens: 512, temperature: 0.8, toolSchemas: 'compact' },
+    optim: { lr: 1e-3, warmupSteps: 30, stages: { rl: { lr: 2e-4, warmupSteps: 2, schedule: 'constant' } } },
+    checkpointEvery: 100,
+    evalEvery: 100,
+  },
+};
+
+/** World sizes that leave held-out tasks about unseen entities, per from-scratch env. */
+const WORLD: Record<string, number> = { retail: 20, household: 3, files: 12 };
+
+/** Imported chat models: their own template and tool schemas in full; LoRA keeps memory and time small. */
+const IMPORTED: Knobs = {
+  algo: 'sft+envace',
+  steps: 20,
+  sft: { steps: 100 },
+  lora: { rank: 8, alpha: 16, targets: 'attention+mlp' },
+  rollout: { k: 4, tasksPerStep: 2, maxTurns: 8, maxTokensPerTurn: 128, maxObservationTokens: 512, temperature: 0.8, toolSchemas: 'full' },
+  optim: { lr: 2e-4, warmupSteps: 10, stages: { rl: { lr: 5e-5, warmupSteps: 2, schedule: 'constant' } } },
+  checkpointEvery: 20,
+  evalEvery: 20,
+};
+
+export const DEFAULT_PRESET = 'tiny' as const;
+
+/**
+ * The recipe for `env` with `model` (default: tiny for the from-scratch track; an
+ * imported model gets the LoRA recipe). Always returns one: an env without a measured recipe gets its
+ * track's shape, and says so in `expected.measured`.
+ */
+export function recommendedRecipe(env: string, model?: ModelRef): Recipe {
+  if (model && 'imported' in model) {
+    return {
+      id: `${env}/imported`,
+      config: { ...IMPORTED, env, model },
+      expected: NOT_MEASURED,
+      notes: 'A pretrained chat model learns the tools from their schemas: LoRA rank 8 on attention and MLP, a short SFT warm start, then world rehearsal.',
+    };
+  }
+  const preset = model && 'preset' in model ? model.preset : DEFAULT_PRESET;
+  const shape = SHAPES[preset];
+  const worldSize = WORLD[env];
+  return {
+    id: `${env}/${preset}`,
+    config: { ...shape, env, model: { preset }, ...(worldSize !== undefined ? { worldSize } : {}) },
+    expected: NOT_MEASURED,
+    notes:
+      preset === 'nano'
+        ? 'nano (256 tokens of context) is the smoke-test model: it learns the output format quickly, while tasks whose answer sits in a long observation do not fit.'
+        : `${preset}: the context fits whole observations (${shape.rollout?.maxObservationTokens} tokens) over ${shape.rollout?.maxTurns} turns; SFT on expert demonstrations, then world rehearsal with its own constant learning rate.`,
+  };
+}

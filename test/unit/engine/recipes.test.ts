@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { RunConfig } from '../../../electron/contract';
+import { planStages } from '../../../electron/engine/algorithms/train';
+import { recommendedRecipe } from '../../../electron/engine/recipes';
+import { configFromFlags } from '../../../electron/cli/commands/train';
+
+const ENVS = ['retail', 'household', 'files', 'mock', 'tau-retail', 'tau2-telecom', 'bfcl', 'my-mcp-server'];
+
+describe('recommended recipes', () => {
+  it('every env × preset (and an imported model) has one that the contract accepts and that plans its stages', () => {
+    for (const env of ENVS) {
+      for (const model of [undefined, { preset: 'nano' as const }, { preset: 'tiny' as const }, { preset: 'small' as const }, { imported: 'qwen-0.5b' }]) {
+        const recipe = recommendedRecipe(env, model);
+        const parsed = RunConfig.safeParse(recipe.config);
+        expect(parsed.success, `${recipe.id}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
+        const config = parsed.data!;
+        expect(config.env).toBe(env);
+        // sft+envace must carry its SFT stage: the quickstart used to fail at once on sft.steps 0.
+        expect(planStages(config).map((s) => s.algo)).toEqual(['sft', 'envace']);
+        // RL trains with a ratio against the sampled distribution: no top-p truncation, a temperature above 0.
+        expect(config.rollout.topP).toBe(1);
+        expect(config.rollout.temperature).toBeGreaterThan(0);
+        expect(recipe.notes.length).toBeGreaterThan(10);
+      }
+    }
+  });
+
+  it('an imported model gets LoRA and full tool schemas; presets keep the from-scratch shape', () => {
+    expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, rollout: { toolSchemas: 'full' } });
+    expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 20, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
+    // The RL stage runs at its own rate, not at the end of the SFT cosine.
+    expect(RunConfig.parse(recommendedRecipe('household', { preset: 'nano' }).config).optim.stages.rl).toMatchObject({ schedule: 'constant' });
+  });
+
+  it('envace train without --algo takes the recipe and lets flags adjust it', () => {
+    const recipe = recommendedRecipe('retail', { preset: 'nano' }).config as unknown as Record<string, unknown>;
+    const config = configFromFlags({ env: 'retail', preset: 'nano', steps: '3', set: ['sft.steps=50'] }, recipe);
+    expect(config).toMatchObject({ algo: 'sft+envace', steps: 3, sft: { steps: 50 }, model: { preset: 'nano' }, rollout: { temperature: 0.8 } });
+  });
+});
