@@ -30,7 +30,8 @@ const COLORS = ['red', 'blue', 'green', 'black', 'white'];
 const STATUSES = ['pending', 'processed', 'delivered', 'cancelled'];
 
 export const PROCEDURAL_MIN_USERS = 1;
-export const PROCEDURAL_MAX_USERS = 500;
+/** Users beyond the target are distractors no look-up sees; past ~100 they only cost memory (every task keeps its world). */
+export const PROCEDURAL_MAX_USERS = 100;
 
 /** Draws entity strings of one split's bucket, never the same one twice in a world. */
 class Namer {

@@ -7,7 +7,7 @@ export const knobHelp: Record<string, string> = {
   name: 'A label for the runs table; defaults to the environment and method.',
   env: 'The environment whose tools and tasks the agent trains on.',
   worldSize: 'How many users / orders / files / rooms the from-scratch world generators put in play.',
-  worldMode: 'retail, household — fixed: one world, held-out = unseen users; procedural: fresh names and ids per task, so only copying from the context works.',
+  worldMode: 'retail, household — fixed: one world, held-out = unseen users; procedural: a fresh world per task (worldSize users / objects), so only copying names and ids from the context works.',
   taskMix: 'retail, household — train/held-out tasks: one-call look-ups only, look-ups and chains, or every family (ood keeps its own).',
   model: 'A built-in preset trained from scratch, or a model imported from a Hugging Face folder.',
   provider: 'Where compute runs: auto picks the best execution provider that loads on this machine.',

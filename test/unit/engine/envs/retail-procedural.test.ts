@@ -134,7 +134,7 @@ describe('retail, procedural worlds', () => {
   it('rejects a bad mode, mix or procedural size with a typed error', () => {
     expect(() => new RetailEnv({ worldMode: 'random' as never })).toThrow(WorldConfigError);
     expect(() => new RetailEnv({ taskMix: 'hard' as never })).toThrow(WorldConfigError);
-    expect(() => new RetailEnv({ worldMode: 'procedural', worldSize: 0 })).toThrow(/\[1, 500\] users per task/);
-    expect(() => new RetailEnv({ worldMode: 'procedural', worldSize: 501 })).toThrow(WorldConfigError);
+    expect(() => new RetailEnv({ worldMode: 'procedural', worldSize: 0 })).toThrow(/\[1, 100\] users per task/);
+    expect(() => new RetailEnv({ worldMode: 'procedural', worldSize: 101 })).toThrow(WorldConfigError);
   });
 });
