@@ -75,7 +75,11 @@ function contextKnobs(config: RunConfig, maxSeqLen: number): string {
   return [
     config.rollout.toolSchemas !== 'none' ? `rollout.toolSchemas '${config.rollout.toolSchemas}' → 'none'` : null,
     `a lower rollout.maxObservationTokens (now ${config.rollout.maxObservationTokens})`,
-    'preset' in config.model && config.model.preset !== 'small' ? `a preset with a longer context than ${maxSeqLen} tokens (tiny 1024, small 2048)` : null,
+    'preset' in config.model
+      ? config.model.preset !== 'small'
+        ? `a preset with a longer context than ${maxSeqLen} tokens (tiny 1024, small 2048)`
+        : null
+      : `an imported model with a longer context than ${config.model.imported}'s ${maxSeqLen} tokens`,
   ]
     .filter((x) => x !== null)
     .join(', or ');

@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { preflight } from '../../../electron/engine/preflight';
 import { BENCH, checkpointCounts, FORMAT_SFT_STEPS } from '../../../electron/engine/preflight-training';
+import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
+import { envOptions } from '../../../electron/engine/algorithms/env-options';
+import { getEnv } from '../../../electron/engine/envs/registry';
+import { hfShapeFromConfig, hfWeightsFromParams, importModel } from '../../../electron/engine/models';
+import { PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, resolveConfig, trainBpe } from '../../../native-models';
 
 const run = (config: RunConfigInput) => preflight(RunConfig.parse(config));
 const failed = (r: Awaited<ReturnType<typeof run>>) => r.checks.filter((c) => !c.ok);
@@ -92,4 +100,33 @@ describe('time and disk estimate', () => {
   it('leaves time unestimated when the stages are refused', async () => {
     expect((await run({ ...fits, sft: { steps: 0 } })).estimate).toMatchObject({ seconds: null, secondsBasis: expect.stringContaining('no estimate') });
   });
+});
+
+describe('an imported model’s context', () => {
+  let root = '';
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'envace-preflight-imported-'));
+    // A byte-level BPE of its own (no role markers) and a nano-sized model with a 128-token context.
+    const env = await getEnv('retail', envOptions(RunConfig.parse(fits)));
+    const texts = demoCorpus(await runDemonstrations(env, env.tasks('train').slice(0, 8).map((t) => env.task(t.id)), RunConfig.parse(fits).sft, 'none', 0));
+    const bpe = trainBpe(texts, { vocabSize: 420, specialTokens: ['<|endoftext|>'] });
+    const tokenizer = new TextTokenizer(bpeTokenizerJson(bpe), bpeTokenizerConfig(bpe, {}));
+    const config = resolveConfig({ vocabSize: tokenizer.vocabSize, maxSeqLen: 128 }, PRESETS.nano);
+    const hfDir = join(root, 'short-context');
+    exportHfFolder(hfDir, { shape: hfShapeFromConfig(config), weights: hfWeightsFromParams(config, initParams(config, 9, 0.05)), tokenizer, modelCard: '# short\n' });
+    await importModel({ hfDir, modelsDir: join(root, 'models') });
+  }, 120_000);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('is counted with the model’s own tokenizer and refused when the prompts do not fit, naming the model', async () => {
+    const r = await preflight(RunConfig.parse({ ...fits, model: { imported: 'short-context' }, rollout: { ...fits.rollout, toolSchemas: 'full' } }), join(root, 'models'));
+    const context = r.checks.find((c) => c.name === 'context')!;
+    expect(context.ok).toBe(false);
+    expect(context.detail).toMatch(/the model's context of 128 tokens .*counted with short-context's tokenizer/);
+    expect(context.detail).toContain("an imported model with a longer context than short-context's 128 tokens");
+    expect(context.detail).toContain("rollout.toolSchemas 'full' → 'none'");
+    // No format caution for a pretrained model, and its size scales the time estimate.
+    expect(r.checks.find((c) => c.name === 'format budget')).toBeUndefined();
+    expect(r.estimate!.secondsBasis).toMatch(/small's bench figures scaled to 0\.\dM parameters/);
+  }, 60_000);
 });
