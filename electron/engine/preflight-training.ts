@@ -217,12 +217,16 @@ export const BENCH: Record<'nano' | 'tiny' | 'small', { params: number; train: n
   small: { params: 27.8e6, train: 910, decode: 1_170 },
 };
 
-/** Checkpoints a run writes (every `checkpointEvery` steps, and its last) and how many retention keeps at most. */
-export function checkpointCounts(config: RunConfig): { written: number; kept: number } {
+/**
+ * Checkpoints a run writes (every `checkpointEvery` steps, and its last) and how many retention keeps
+ * at most: the newest N, the best, and those at the end of a stage before the last (training.ts).
+ */
+export function checkpointCounts(config: RunConfig, stageEnds: readonly number[] = []): { written: number; kept: number } {
   const total = plannedSteps(config);
   const written = Math.floor(total / config.checkpointEvery) + (total % config.checkpointEvery ? 1 : 0);
   const best = config.checkpointKeepBest && config.evalEvery > 0 ? 1 : 0;
-  return { written, kept: Math.min(written, config.checkpointKeepLast + best) };
+  const ends = stageEnds.filter((step) => step % config.checkpointEvery === 0).length;
+  return { written, kept: Math.min(written, config.checkpointKeepLast + best + ends) };
 }
 
 /**
@@ -327,10 +331,13 @@ export async function trainingChecks(
   const format = formatBudgetCheck(config);
   if (format) checks.push(format);
 
-  const { written, kept } = checkpointCounts(config);
+  // Each stage but the last ends at the running total of the steps before it.
+  const ends = plan.slice(0, -1).map((_, i) => plan.slice(0, i + 1).reduce((n, st) => n + st.steps, 0));
+  const { written, kept } = checkpointCounts(config, ends);
   const checkpointBytes = model ? checkpointBytesEstimate(model, config.loss.klBeta) : null;
   const time = model && plan.length ? timeEstimate(config, model, paramSpecs(model).reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0), plan, fit, heldout) : null;
-  const retention = `checkpointKeepLast ${config.checkpointKeepLast}${config.checkpointKeepBest ? (config.evalEvery > 0 ? ' + the best by held-out success' : ' (checkpointKeepBest needs evalEvery > 0)') : ''}`;
+  const best = config.checkpointKeepBest ? (config.evalEvery > 0 ? ' + the best by held-out success' : ' (checkpointKeepBest needs evalEvery > 0)') : '';
+  const retention = `checkpointKeepLast ${config.checkpointKeepLast}${best}${ends.length ? ' + the end of each stage before the last' : ''}`;
   return {
     checks,
     estimate: {

@@ -36,6 +36,7 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
         s.store.runs.update(runId, { status: 'running', startedAt: Date.now(), finishedAt: null, currentStep: startStep });
       })();
       s.events.emit('run.status', { runId, status: 'running', error: null });
+      const keepSteps = await stageEnds(run.config);
       let etaMs: number | null = null;
       // A step the store refuses (or any bug here) stops the run with that error, never silently.
       const stop = new AbortController();
@@ -77,7 +78,7 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
             const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs, bestHeldoutSuccess } });
             if (event.checkpoint) {
               s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);
-              pruned = forgetPrunedCheckpoints(s, runId, run.config);
+              pruned = forgetPrunedCheckpoints(s, runId, run.config, keepSteps);
             }
             return written;
           })();
@@ -147,10 +148,26 @@ export function checkpointsToPrune(
   return steps.filter((step) => !kept.has(step));
 }
 
+/**
+ * The last step of each stage but the final one (the SFT warm start, RWML's world-model stage):
+ * retention keeps their checkpoints, the models other methods start from (initFrom, forks, the
+ * experiment's SFT-only row). Loaded on demand: train.ts pulls in the model stack. A config the
+ * stages refuse gives none; the worker fails the run with planStages' message.
+ */
+async function stageEnds(config: RunConfig): Promise<number[]> {
+  const { planStages } = await import('./algorithms/train');
+  try {
+    return planStages(config).slice(0, -1).map((stage) => stage.last);
+  } catch {
+    return [];
+  }
+}
+
 /** Retention's store half (inside the step's transaction): forgets the pruned checkpoints, returns their folders. */
-function forgetPrunedCheckpoints(s: EngineServices, runId: string, config: RunConfig): string[] {
+function forgetPrunedCheckpoints(s: EngineServices, runId: string, config: RunConfig, keepSteps: readonly number[]): string[] {
   const records = s.store.runs.checkpointRecords(runId);
-  const prune = new Set(checkpointsToPrune(records, { last: config.checkpointKeepLast, best: config.checkpointKeepBest }, s.store.runs.pinnedCheckpoints(runId)));
+  const pinned = new Set([...s.store.runs.pinnedCheckpoints(runId), ...keepSteps]);
+  const prune = new Set(checkpointsToPrune(records, { last: config.checkpointKeepLast, best: config.checkpointKeepBest }, pinned));
   s.store.runs.deleteCheckpoints(runId, [...prune]);
   return records.filter((r) => prune.has(r.step)).map((r) => r.path);
 }

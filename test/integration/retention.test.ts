@@ -141,6 +141,13 @@ describe('checkpoint retention in a training run', () => {
     expect(estimate!.checkpointBytes).toBeGreaterThan(checkpointBytesEstimate(preset('nano'), 0));
   });
 
+  it('keeps the end of a stage before the last (the SFT model other methods start from)', async () => {
+    const chain = await settle(api, (await api.call('runs.create', { config: { ...config, algo: 'sft+envace', sft: { steps: 3 }, steps: 2, evalEvery: 0, checkpointKeepLast: 1 }, start: true })).id);
+    expect(chain.status, chain.error ?? '').toBe('completed');
+    expect(chain.checkpoints.map((c) => c.step)).toEqual([3, 5]);
+    expect(onDisk(home, chain.id)).toEqual([3, 5]);
+  }, 240_000);
+
   it('resumes exactly from a kept checkpoint that is not the last (a fork from it repeats the run)', async () => {
     const from = expectedKept[0];
     const child = await settle(api, (await api.call('runs.fork', { id: run.id, fromStep: from })).id);

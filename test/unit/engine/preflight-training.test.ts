@@ -79,14 +79,19 @@ describe('time and disk estimate', () => {
     expect(c({})).toEqual({ written: 5, kept: 3 });
     expect(c({ evalEvery: 5 })).toEqual({ written: 5, kept: 4 });
     expect(c({ evalEvery: 5, checkpointKeepBest: false, checkpointKeepLast: 10 })).toEqual({ written: 5, kept: 5 });
+    // A stage end on a checkpoint step (an SFT warm start's last step) is kept too; one between checkpoints is never written.
+    const chain = (ends: number[]) => checkpointCounts(RunConfig.parse({ env: 'mock', algo: 'sft+envace', sft: { steps: 10 }, steps: 80, checkpointEvery: 10 }), ends);
+    expect(chain([10])).toEqual({ written: 9, kept: 4 });
+    expect(chain([15])).toEqual({ written: 9, kept: 3 });
   });
 
   it('is present, says how it was made, and grows with the budget', async () => {
     const r = await run(fits);
     const e = r.estimate!;
     expect(e.secondsBasis).toContain(`train ${BENCH.nano.train} tokens/s`);
-    expect(e.diskBasis).toMatch(/^3 of 11 checkpoints kept \(checkpointKeepLast 3 \(checkpointKeepBest needs evalEvery > 0\)\)/);
-    expect(e.diskBytes).toBe(3 * e.checkpointBytes!);
+    // 104 steps, a checkpoint every 10 and the last; the SFT stage ends on step 100, a checkpoint step.
+    expect(e.diskBasis).toMatch(/^4 of 11 checkpoints kept \(checkpointKeepLast 3 \(checkpointKeepBest needs evalEvery > 0\) \+ the end of each stage before the last\)/);
+    expect(e.diskBytes).toBe(4 * e.checkpointBytes!);
     // nano: about 0.2M float32 weights, ×3 with both AdamW moments.
     expect(e.checkpointBytes).toBeGreaterThan(1e6);
     expect(e.checkpointBytes).toBeLessThan(4e6);
