@@ -48,7 +48,9 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     const recipe = recommendedRecipe(env, model);
     return { ...recipe, config: RunConfig.parse(recipe.config) };
   },
-  'runs.preflight': ({ config }, ctx) => preflight(config, s.paths.models, { roots: rootsForTransport(ctx.transport, s.paths.home) }),
+  // Providers are probed where ORT runs, in the compute worker: the engine's main thread never loads it.
+  'runs.preflight': ({ config }, ctx) =>
+    preflight(config, s.paths.models, { roots: rootsForTransport(ctx.transport, s.paths.home), providers: () => s.compute.call('providers', {}) }),
   'runs.start': ({ id }) => {
     const run = requireRun(s, id);
     if (run.status !== 'created') throw new ContractError('conflict', `run ${id} is ${run.status}; only a created run can be started (use resume)`);
