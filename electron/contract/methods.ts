@@ -6,7 +6,7 @@ import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, M
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
-import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
+import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsLogInput, RunsLogOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
 import { GpuSetupInput, GpuSetupOutput, SystemInfo } from './system';
 import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
@@ -35,6 +35,7 @@ export const methods = {
   'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)', 'writes'),
   'runs.resume': method(RunIdInput, Run, 'Resume an interrupted, failed or cancelled run from its last checkpoint', 'writes'),
   'runs.fork': method(RunsForkInput, Run, 'A new run that starts from a checkpoint of another', 'writes'),
+  'runs.log': method(RunsLogInput, RunsLogOutput, "A run's stored log lines (the last 2,000), oldest first"),
   'runs.delete': method(RunIdInput, Ok, 'Delete a run that is not running, with its metrics, rollouts and files', 'writes'),
   'metrics.keys': method(RunIdInput, MetricsKeysOutput, 'The metric keys a run has written'),
   'metrics.query': method(MetricsQueryInput, MetricsQueryOutput, 'Metric series for curves, down-sampled by the engine'),

@@ -203,9 +203,44 @@ export const RunsCreateInput = z.strictObject({
 });
 export const RunsForkInput = z.strictObject({ id: Id, fromStep: Step, name: Name.optional() });
 
+/** One stage of a run and the global steps [first, last] (1-based, inclusive) it owns. */
+export interface PlannedStage {
+  algo: Exclude<Algo, 'sft+envace' | 'rwml+grpo-real'>;
+  first: number;
+  last: number;
+}
+
+/**
+ * The stages a config trains, in order: an RL method's SFT warm start (`sft.steps` > 0), then a chain's
+ * parts. Here so the engine (planStages, which adds its refusals) and the Dashboard's "SFT 230/400 →
+ * envace 3/8" header lay a run out the same way; a stage with no steps is left out.
+ */
+export function stagePlan(c: RunConfig): PlannedStage[] {
+  const parts: Array<[PlannedStage['algo'], number]> = [];
+  if (c.algo !== 'sft' && c.sft.steps > 0) parts.push(['sft', c.sft.steps]);
+  if (c.algo === 'sft+envace') parts.push(['envace', c.steps]);
+  else if (c.algo === 'rwml+grpo-real') parts.push(['rwml', c.rwml.stageSteps], ['grpo-real', c.steps]);
+  else parts.push([c.algo, c.steps]);
+  let next = 1;
+  return parts
+    .filter(([, n]) => n > 0)
+    .map(([algo, n]) => {
+      const stage = { algo, first: next, last: next + n - 1 };
+      next += n;
+      return stage;
+    });
+}
+
+/** A line of a run's log, as `run.log` pushed it and `runs.log` reads it back. */
+export const RunLogLine = z.strictObject({ runId: Id, level: z.enum(['info', 'warn', 'error']), message: z.string(), time: Timestamp });
+export type RunLogLine = z.infer<typeof RunLogLine>;
+/** The newest `limit` stored lines (the engine keeps the last 2,000 per run), oldest first. */
+export const RunsLogInput = z.strictObject({ id: Id, limit: z.number().int().min(1).max(2000).optional() });
+export const RunsLogOutput = z.strictObject({ lines: z.array(RunLogLine) });
+
 /**
  * Training steps of the whole run: an RL method's SFT warm start (`sft.steps`) and a chain's first
- * stage come before its `steps` (electron/engine/algorithms/train.ts planStages lays them out).
+ * stage come before its `steps` (stagePlan above lays them out).
  */
 export function plannedSteps(config: RunConfig): number {
   const warmStart = config.algo === 'sft' ? 0 : config.sft.steps;

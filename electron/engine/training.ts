@@ -68,7 +68,10 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
             phase: event.phase,
           });
         } else if (event.type === 'log') {
-          s.events.emit('run.log', { runId, level: event.level, message: event.message, time: Date.now() });
+          const line = { runId, level: event.level, message: event.message, time: Date.now() };
+          // Stored as well as pushed, so the Dashboard's Log panel reads it back after a reload (runs.log; capped per run).
+          s.store.logs.append(runId, line);
+          s.events.emit('run.log', line);
         } else {
           let pruned: string[] = [];
           const ids = s.store.db.transaction(() => {

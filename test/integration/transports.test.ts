@@ -103,6 +103,7 @@ beforeAll(async () => {
     ],
   });
   store.runs.addCheckpoint(run.id, 1, path.join(env.home, 'runs', run.id, 'checkpoints', 'step-1'));
+  store.logs.append(run.id, { level: 'warn', message: 'seeded line', time: 1000 });
   const memory = store.memories.insert({
     env: 'contract-test',
     taskId: 't1',
@@ -203,6 +204,10 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(child).toMatchObject({ parentRunId: fixtures.runId, parentStep: 1 });
     expect(child.id).not.toBe(fixtures.runId);
     await settled(api, child.id);
+  },
+  'runs.log': async (api) => {
+    expect((await api.call('runs.log', { id: fixtures.runId })).lines).toEqual([{ runId: fixtures.runId, level: 'warn', message: 'seeded line', time: 1000 }]);
+    await expect(api.call('runs.log', { id: 'missing-run' })).rejects.toMatchObject({ code: 'not_found' });
   },
   'runs.delete': async (api) => {
     const run = await api.call('runs.create', { config: { env: 'contract-test' } });

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunConfig as RunConfigSchema, type RunConfig } from '../../contract';
+import { RunConfig as RunConfigSchema, stagePlan, type RunConfig } from '../../contract';
 import { getEnv } from '../envs/registry';
 import type { ToolEnv } from '../envs/types';
 import { REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, type TrainingIO } from './context';
@@ -30,29 +30,13 @@ export { envOptions } from './env-options';
 
 /**
  * The stages of a run and the global steps each owns. Any RL method with `sft.steps` > 0 starts
- * with that SFT warm start, so methods compared on one budget share the same starting point.
+ * with that SFT warm start, so methods compared on one budget share the same starting point. The
+ * layout is the contract's (the Dashboard shows the same stages); the refusals are the engine's.
  */
 export function planStages(c: RunConfig): Stage[] {
-  const parts: Array<[Stage['algo'], number]> = [];
-  if (c.algo !== 'sft' && c.sft.steps > 0) parts.push(['sft', c.sft.steps]);
-  switch (c.algo) {
-    case 'sft+envace':
-      if (c.sft.steps < 1) throw new AlgorithmError('sft+envace needs sft.steps ≥ 1');
-      parts.push(['envace', c.steps]);
-      break;
-    case 'rwml+grpo-real':
-      if (c.rwml.stageSteps < 1) throw new AlgorithmError('rwml+grpo-real needs rwml.stageSteps ≥ 1');
-      parts.push(['rwml', c.rwml.stageSteps], ['grpo-real', c.steps]);
-      break;
-    default:
-      parts.push([c.algo, c.steps]);
-  }
-  let next = 1;
-  return parts.map(([algo, n]) => {
-    const stage = { algo, first: next, last: next + n - 1 };
-    next += n;
-    return stage;
-  });
+  if (c.algo === 'sft+envace' && c.sft.steps < 1) throw new AlgorithmError('sft+envace needs sft.steps ≥ 1');
+  if (c.algo === 'rwml+grpo-real' && c.rwml.stageSteps < 1) throw new AlgorithmError('rwml+grpo-real needs rwml.stageSteps ≥ 1');
+  return stagePlan(c);
 }
 
 /** An imported model from the data home's models folder, as the starting policy's weights. */

@@ -22,7 +22,7 @@ function requireRun(s: EngineServices, id: string): Run {
 
 const ACTIVE = new Set(['queued', 'running']);
 
-export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.recipe' | 'runs.preflight' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete'> = (
+export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create' | 'runs.recipe' | 'runs.preflight' | 'runs.start' | 'runs.cancel' | 'runs.resume' | 'runs.fork' | 'runs.delete' | 'runs.log'> = (
   s,
 ) => ({
   'runs.list': (input) => s.store.runs.list(input),
@@ -88,6 +88,10 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     s.events.emit('run.status', { runId: child.id, status: child.status, error: null });
     startTraining(s, child.id, { resumeFromStep: fromStep, resumeFromDir: s.store.runs.checkpointPath(id, fromStep) ?? checkpointDir(s, id, fromStep) });
     return requireRun(s, child.id);
+  },
+  'runs.log': ({ id, limit }) => {
+    requireRun(s, id);
+    return { lines: s.store.logs.list(id, limit) };
   },
   'runs.delete': ({ id }) => {
     const run = requireRun(s, id);

@@ -3,6 +3,7 @@ import { migrate, openDatabase, type Db } from './database';
 import { migrations } from './migrations';
 import { EvaluationsRepo } from './evaluations';
 import { ExportsRepo } from './exports';
+import { LogsRepo } from './logs';
 import { MemoriesRepo } from './memories';
 import { MetricsRepo } from './metrics';
 import { RolloutsRepo, type NewRollout } from './rollouts';
@@ -24,6 +25,7 @@ export class Store {
   readonly memories: MemoriesRepo;
   readonly exports: ExportsRepo;
   readonly evaluations: EvaluationsRepo;
+  readonly logs: LogsRepo;
 
   constructor(
     readonly db: Db,
@@ -35,6 +37,7 @@ export class Store {
     this.memories = new MemoriesRepo(db);
     this.exports = new ExportsRepo(db, exportSnippet);
     this.evaluations = new EvaluationsRepo(db);
+    this.logs = new LogsRepo(db);
   }
 
   static open(
