@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { Run } from '../../../../electron/contract';
+import type { Run, RunConfig } from '../../../../electron/contract';
 import { routeHref } from '../../app/routes';
 import { navigate } from '../../app/useHashRoute';
 import { LineChart, type RunLine } from '../../charts/LineChart';
@@ -7,12 +7,17 @@ import { orderKeys } from '../../charts/series';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
+import { explainMetric } from '../../format/metric-glossary';
 import { formatDuration } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
 import { useThrottledEvents } from '../../hooks/useEvents';
 import { useRunMetrics } from '../../hooks/useRunMetrics';
 import { parseCompare } from './compare';
 import { RunLog } from './RunLog';
+import { alignToStage, alignmentLabels, stageProgress, type Alignment } from './stages';
+
+/** The held-out success metric the engine writes when evalEvery > 0 (context.ts finishStep). */
+const SUCCESS = 'eval/success';
 
 function RunPicker({ runId, runs }: { runId?: string; runs: Run[] }) {
   return (
@@ -50,7 +55,15 @@ function RunHeader({ runId }: { runId: string }) {
         </span>
         {r.etaMs !== null && r.status === 'running' && <span className="muted">ETA {formatDuration(r.etaMs)}</span>}
       </span>
-      {r.error && <p className="notice notice-error">{r.error}</p>}
+      <span className="muted" data-testid="run-stages" title="Stages in training order, steps done in each">
+        {stageProgress(r.config, r.currentStep)}
+      </span>
+      {r.error && (
+        <p className="notice notice-error" data-testid="run-failure">
+          <strong>{r.status === 'failed' ? 'Why it failed' : 'Last error'}:</strong> {r.error}{' '}
+          <a href={routeHref('new', { from: r.id })}>Duplicate and edit</a>
+        </p>
+      )}
     </div>
   );
 }
@@ -62,14 +75,21 @@ function RunHeader({ runId }: { runId: string }) {
 export function DashboardView({ runId, compare }: { runId?: string; compare?: string }) {
   const [smoothing, setSmoothing] = useState(0.6);
   const [logX, setLogX] = useState(false);
+  const [alignChoice, setAlignChoice] = useState<Alignment | null>(null);
   const runs = useCall('runs.list', { limit: 500 });
   const compared = parseCompare(compare, runId);
   const ids = runId ? [runId, ...compared] : [];
   const metrics = useRunMetrics(ids);
   const names = new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]));
-  const keys = orderKeys([...new Set(ids.flatMap((id) => Object.keys(metrics.series[id] ?? {})))]);
+  const configs = new Map<string, RunConfig>((runs.data?.items ?? []).map((r) => [r.id, r.config]));
+  // Compared runs line up by stage (an SFT warm start would otherwise push one run's RL steps far right); one run keeps its own steps.
+  const alignment: Alignment = alignChoice ?? (compared.length > 0 ? 'rl' : 'absolute');
+  const watched = runId ? configs.get(runId) : undefined;
+  // eval/success has its own card above the grid, with an empty state when the run never evaluates.
+  const keys = orderKeys([...new Set(ids.flatMap((id) => Object.keys(metrics.series[id] ?? {})))]).filter((k) => k !== SUCCESS);
   const linesFor = (key: string): RunLine[] =>
-    ids.filter((id) => metrics.series[id]?.[key]).map((id) => ({ label: names.get(id) ?? id, ...metrics.series[id]![key]! }));
+    ids.filter((id) => metrics.series[id]?.[key]).map((id) => ({ label: names.get(id) ?? id, ...alignToStage(metrics.series[id]![key]!, configs.get(id), alignment) }));
+  const successLines = linesFor(SUCCESS).filter((l) => l.steps.length > 0);
 
   return (
     <>
@@ -100,6 +120,24 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
           </p>
         </EmptyState>
       )}
+      {runId && !metrics.loading && !metrics.error && (
+        <section className="card chart-card" data-metric={SUCCESS} data-testid="success-card">
+          <h3 title={explainMetric(SUCCESS)}>Held-out success ({SUCCESS})</h3>
+          {successLines.length > 0 ? (
+            <LineChart metric={SUCCESS} lines={successLines} smoothing={0} logX={logX} />
+          ) : watched && watched.evalEvery > 0 ? (
+            <p className="muted" data-testid="success-pending">
+              This run evaluates on held-out tasks every {watched.evalEvery} steps; the first point appears at step {watched.evalEvery}.
+            </p>
+          ) : (
+            <p className="muted" data-testid="success-empty">
+              No success curve: this run does not evaluate on held-out tasks (<code>evalEvery</code> is 0). Set <code>evalEvery</code> (e.g. 10) in
+              New run to measure held-out success every N steps — the recommended recipes do; for this run use{' '}
+              <a href={routeHref('new', { from: runId })}>Duplicate and edit</a>, or run one evaluation from <a href={routeHref('evaluate', { run: runId })}>Evaluate</a>.
+            </p>
+          )}
+        </section>
+      )}
       {keys.length > 0 && (
         <>
           <div className="chart-controls">
@@ -112,6 +150,18 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
               <input type="checkbox" checked={logX} onChange={(e) => setLogX(e.target.checked)} />
               <span>log-scaled steps</span>
             </label>
+            {compared.length > 0 && (
+              <label className="field-inline">
+                <span>x axis</span>
+                <select value={alignment} onChange={(e) => setAlignChoice(e.target.value as Alignment)} data-testid="compare-align">
+                  {(Object.keys(alignmentLabels) as Alignment[]).map((a) => (
+                    <option key={a} value={a}>
+                      {alignmentLabels[a]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
             <a href={routeHref('trajectories', { run: runId })}>Trajectories of this run →</a>
             <a href={routeHref('evaluate', { run: runId })}>Evaluate →</a>
             <a href={routeHref('export', { run: runId })}>Export →</a>
@@ -119,7 +169,7 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
           <div className="chart-grid" data-testid="charts">
             {keys.map((key) => (
               <section key={key} className="card chart-card" data-metric={key}>
-                <h3>{key}</h3>
+                <h3 title={explainMetric(key) || undefined}>{key}</h3>
                 <LineChart metric={key} lines={linesFor(key)} smoothing={smoothing} logX={logX} />
               </section>
             ))}

@@ -1,11 +1,12 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ContractError } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
-import { navigate } from '../../app/useHashRoute';
+import { navigate, useHashRoute } from '../../app/useHashRoute';
 import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
+import { duplicateValues } from '../runs/duplicate';
 import { ConfigFieldRow } from './ConfigField';
 import { PreflightPanel } from './PreflightPanel';
 import { changedPaths, configFields, defaultValues, groups, serverIssues, validateForm, type FieldIssues, type FormValues } from './config-form';
@@ -26,6 +27,12 @@ export function NewRunView() {
   const [busy, setBusy] = useState(false);
   const [startNow, setStartNow] = useState(true);
   const [preflight, setPreflight] = useState<Awaited<ReturnType<typeof api.call<'runs.preflight'>>> | null>(null);
+  // "Duplicate and edit" (#/new?from=RUN): start from every knob of that run's stored config.
+  const from = useHashRoute().params.from;
+  const source = useCall('runs.get', from ? { id: from } : null);
+  useEffect(() => {
+    if (source.data) setValues(duplicateValues(fields, source.data));
+  }, [source.data]);
 
   const validation = useMemo(() => validateForm(fields, values), [values]);
   const changed = useMemo(() => changedPaths(fields, values), [values]);
@@ -108,6 +115,13 @@ export function NewRunView() {
           {issueCount} field{issueCount === 1 ? ' needs' : 's need'} attention before the run can be created.
         </p>
       )}
+      {source.data && (
+        <p className="notice notice-info" data-testid="duplicate-of">
+          Every knob below comes from <strong>{source.data.name}</strong> ({source.data.id}).
+          {source.data.error ? ` It ${source.data.status === 'failed' ? 'failed' : 'stopped'}: ${source.data.error}` : ''}
+        </p>
+      )}
+      {source.error ? <ErrorNotice error={source.error} /> : null}
       {error ? <ErrorNotice error={error} /> : null}
       {preflight && <PreflightPanel result={preflight} />}
       {groups.map((group) => (

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { describeError } from '../../api/errors';
+import { routeHref } from '../../app/routes';
 import { availableActions } from './run-actions';
 
 interface Props {
@@ -54,6 +55,20 @@ export function RunActions({ run, onDelete, onFork, onChanged }: Props) {
         <button type="button" className="button button-small" onClick={() => onFork(run)} disabled={busy} aria-label={label('Fork')}>
           Fork
         </button>
+      )}
+      {actions.includes('duplicate') && (
+        <a
+          className="button button-small"
+          href={routeHref('new', { from: run.id })}
+          aria-label={label('Duplicate and edit')}
+          title={
+            run.status === 'failed' && run.checkpoints.length === 0
+              ? 'No checkpoint to resume from: open New run with this run’s knobs, change what failed, and start again'
+              : 'Open New run with every knob of this run filled in'
+          }
+        >
+          Duplicate and edit
+        </a>
       )}
       {actions.includes('delete') && (
         <button type="button" className="button button-small button-quiet-danger" onClick={() => onDelete(run)} disabled={busy} aria-label={label('Delete')}>

@@ -6,6 +6,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatDuration, formatPercent } from '../../format/units';
 import { RunActions } from './RunActions';
+import { failureSummary } from './run-actions';
 
 const column = createColumnHelper<Run>();
 
@@ -23,6 +24,26 @@ function Progress({ run }: { run: Run }) {
   );
 }
 
+/** The badge, and for a failed or stopped run the reason: one truncated line, the whole text on hover and behind "why". */
+function Status({ run }: { run: Run }) {
+  const [open, setOpen] = useState(false);
+  if (!run.error) return <StatusBadge status={run.status} />;
+  const summary = failureSummary(run.error);
+  return (
+    <div className="row">
+      <StatusBadge status={run.status} />
+      <span className="run-error" title={run.error} data-testid="run-error">
+        {open ? run.error : summary}
+      </span>
+      {(summary !== run.error || open) && (
+        <button type="button" className="button button-small" onClick={() => setOpen((o) => !o)} aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} the full error of ${run.name}`}>
+          {open ? 'less' : 'more'}
+        </button>
+      )}
+    </div>
+  );
+}
+
 const columns = [
   column.accessor('name', {
     header: 'Name',
@@ -36,7 +57,7 @@ const columns = [
   column.accessor('env', { header: 'Env' }),
   column.accessor('algo', { header: 'Method', cell: (c) => <code>{c.getValue()}</code> }),
   column.accessor('model', { header: 'Model' }),
-  column.accessor('status', { header: 'Status', cell: (c) => <StatusBadge status={c.getValue()} /> }),
+  column.accessor('status', { header: 'Status', cell: (c) => <Status run={c.row.original} /> }),
   column.accessor((run) => (run.totalSteps > 0 ? run.currentStep / run.totalSteps : 0), { id: 'progress', header: 'Progress', cell: (c) => <Progress run={c.row.original} /> }),
   column.accessor('bestHeldoutSuccess', {
     header: 'Best held-out',
