@@ -3,8 +3,9 @@
  * step 0 fails here with the knob to change: the stage layout (planStages' own rule), whether the
  * prompts and demonstrations fit the model's context (counted with the tokenizer the run will use),
  * a caution when SFT is too short to learn the output format, and the time and disk a run will take.
- * The heavy modules (the loops, the tokenizer trainer, the model registry) load on demand: the
- * engine's main thread does not load them at start-up.
+ * Runs on the engine's main thread, which never loads onnxruntime (test/integration/startup.test.ts):
+ * so nothing here imports the loops, the policy or train.ts; the two rules taken from there are
+ * restated below and pinned to their originals by test/unit/engine/preflight-training.test.ts.
  */
 import { preset } from '../../native-models/presets';
 import { type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
@@ -20,15 +21,47 @@ export interface Check {
   warning?: boolean;
 }
 
-/** The stages a run will train, or planStages' refusal (e.g. sft+envace without sft.steps), which fails a run at step 0. */
-export async function stagesCheck(config: RunConfig): Promise<{ check: Check; stages: Array<{ algo: string; steps: number }> }> {
-  const { planStages } = await import('./algorithms/train');
-  try {
-    const stages = planStages(config).map((st) => ({ algo: st.algo, steps: st.last - st.first + 1 }));
-    return { check: { name: 'stages', ok: true, detail: stages.map((st) => `${st.algo} × ${st.steps}`).join(' → ') }, stages };
-  } catch (error) {
-    return { check: { name: 'stages', ok: false, detail: (error as Error).message }, stages: [] };
-  }
+/**
+ * The stages a run trains and their step counts, or the refusal that fails it at step 0: train.ts
+ * planStages' layout and messages, word for word (a test compares the two over every method), kept
+ * here because train.ts loads the model stack. Also the stage ends retention keeps (training.ts).
+ */
+export function stageLayout(c: RunConfig): { stages: Array<{ algo: string; steps: number }>; problem: string | null } {
+  const stages: Array<{ algo: string; steps: number }> = [];
+  if (c.algo !== 'sft' && c.sft.steps > 0) stages.push({ algo: 'sft', steps: c.sft.steps });
+  if (c.algo === 'sft+envace') {
+    if (c.sft.steps < 1) return { stages: [], problem: 'sft+envace needs sft.steps ≥ 1' };
+    stages.push({ algo: 'envace', steps: c.steps });
+  } else if (c.algo === 'rwml+grpo-real') {
+    if (c.rwml.stageSteps < 1) return { stages: [], problem: 'rwml+grpo-real needs rwml.stageSteps ≥ 1' };
+    stages.push({ algo: 'rwml', steps: c.rwml.stageSteps }, { algo: 'grpo-real', steps: c.steps });
+  } else stages.push({ algo: c.algo, steps: c.steps });
+  return { stages, problem: null };
+}
+
+/** The last step of each stage but the final one: the SFT warm start's, RWML's world-model stage's. */
+export function stageEnds(config: RunConfig): number[] {
+  const { stages } = stageLayout(config);
+  return stages.slice(0, -1).map((_, i) => stages.slice(0, i + 1).reduce((n, st) => n + st.steps, 0));
+}
+
+function stagesCheck(config: RunConfig): { check: Check; stages: Array<{ algo: string; steps: number }> } {
+  const { stages, problem } = stageLayout(config);
+  if (problem) return { check: { name: 'stages', ok: false, detail: problem }, stages: [] };
+  return { check: { name: 'stages', ok: true, detail: stages.map((st) => `${st.algo} × ${st.steps}`).join(' → ') }, stages };
+}
+
+/**
+ * A fresh preset run's tokenizer: algorithms/policy.ts envTokenizer (byte-level BPE on the corpus with
+ * digits kept out of the merges), restated because policy.ts loads the model stack; a test checks
+ * that both give the same ids.
+ */
+export async function freshTokenizer(corpus: readonly string[], vocabSize: number): Promise<PolicyTokenizer & { vocabSize: number }> {
+  const { trainTokenizer } = await import('../../native-models/tokenizer');
+  return trainTokenizer(
+    corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
+    { vocabSize },
+  );
 }
 
 /** Wall time spent recording demonstrations; past it, the fit is counted on those recorded so far. */
@@ -111,12 +144,11 @@ export async function contextFit(config: RunConfig, env: ToolEnv, modelsDir: str
   let maxSeqLen: number;
   let which: string;
   if ('preset' in config.model) {
-    const { envTokenizer } = await import('./algorithms/policy');
     const base = preset(config.model.preset);
     const corpus = sample.transcripts.length
       ? demoCorpus(sample.transcripts)
       : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
-    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_FRESH_VOCAB));
+    tokenizer = await freshTokenizer(corpus, Math.max(base.vocabSize, MIN_FRESH_VOCAB));
     maxSeqLen = base.maxSeqLen;
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';
@@ -310,7 +342,7 @@ export async function trainingChecks(
   modelsDir: string | undefined,
   options: { demoBudgetMs?: number } = {},
 ): Promise<{ checks: Check[]; estimate: PreflightEstimate }> {
-  const { check: stages, stages: plan } = await stagesCheck(config);
+  const { check: stages, stages: plan } = stagesCheck(config);
   const checks: Check[] = [stages];
   let fit: Omit<Fit, 'checks'> = { demoTokens: null, promptTokens: null, vocabSize: null };
   let heldout = 0;
@@ -331,8 +363,7 @@ export async function trainingChecks(
   const format = formatBudgetCheck(config);
   if (format) checks.push(format);
 
-  // Each stage but the last ends at the running total of the steps before it.
-  const ends = plan.slice(0, -1).map((_, i) => plan.slice(0, i + 1).reduce((n, st) => n + st.steps, 0));
+  const ends = stageEnds(config);
   const { written, kept } = checkpointCounts(config, ends);
   const checkpointBytes = model ? checkpointBytesEstimate(model, config.loss.klBeta) : null;
   const time = model && plan.length ? timeEstimate(config, model, paramSpecs(model).reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0), plan, fit, heldout) : null;

@@ -4,6 +4,7 @@ import { ContractError, type Job, type RunConfig } from '../contract';
 import { ComputeError } from './compute/client';
 import type { TrainEvent } from './compute/protocol';
 import { runDir } from './home';
+import { stageEnds } from './preflight-training';
 import type { EngineServices } from './services';
 
 export interface StartOptions {
@@ -36,7 +37,7 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
         s.store.runs.update(runId, { status: 'running', startedAt: Date.now(), finishedAt: null, currentStep: startStep });
       })();
       s.events.emit('run.status', { runId, status: 'running', error: null });
-      const keepSteps = await stageEnds(run.config);
+      const keepSteps = stageEnds(run.config);
       let etaMs: number | null = null;
       // A step the store refuses (or any bug here) stops the run with that error, never silently.
       const stop = new AbortController();
@@ -152,21 +153,10 @@ export function checkpointsToPrune(
 }
 
 /**
- * The last step of each stage but the final one (the SFT warm start, RWML's world-model stage):
- * retention keeps their checkpoints, the models other methods start from (initFrom, forks, the
- * experiment's SFT-only row). Loaded on demand: train.ts pulls in the model stack. A config the
- * stages refuse gives none; the worker fails the run with planStages' message.
+ * Retention's store half (inside the step's transaction): forgets the pruned checkpoints, returns
+ * their folders. `keepSteps`: the ends of the stages before the last (the SFT model other methods
+ * start from: initFrom, forks, the experiment's SFT-only row).
  */
-async function stageEnds(config: RunConfig): Promise<number[]> {
-  const { planStages } = await import('./algorithms/train');
-  try {
-    return planStages(config).slice(0, -1).map((stage) => stage.last);
-  } catch {
-    return [];
-  }
-}
-
-/** Retention's store half (inside the step's transaction): forgets the pruned checkpoints, returns their folders. */
 function forgetPrunedCheckpoints(s: EngineServices, runId: string, config: RunConfig, keepSteps: readonly number[]): string[] {
   const records = s.store.runs.checkpointRecords(runId);
   const pinned = new Set([...s.store.runs.pinnedCheckpoints(runId), ...keepSteps]);

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { preflight } from '../../../electron/engine/preflight';
-import { BENCH, checkpointCounts, FORMAT_SFT_STEPS } from '../../../electron/engine/preflight-training';
+import { BENCH, checkpointCounts, FORMAT_SFT_STEPS, freshTokenizer, stageEnds, stageLayout } from '../../../electron/engine/preflight-training';
+import { planStages } from '../../../electron/engine/algorithms/train';
+import { envTokenizer } from '../../../electron/engine/algorithms/policy';
+import { Algo } from '../../../electron/contract';
 import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
 import { envOptions } from '../../../electron/engine/algorithms/env-options';
 import { getEnv } from '../../../electron/engine/envs/registry';
@@ -60,6 +63,36 @@ describe('pre-flight refuses what would fail a run at step 0, naming the knob', 
     const sampled = await preflight(RunConfig.parse({ ...fits, worldSize: 8 }), undefined, { demoBudgetMs: 0 });
     expect(sampled.checks.find((c) => c.name === 'demonstrations fit')?.detail).toMatch(/trained on 4 of the \d+ demonstrations/);
     expect(r.checks.find((c) => c.name === 'demonstrations fit')?.detail).not.toMatch(/ of the \d+ demonstrations/);
+  }, 60_000);
+});
+
+// Pre-flight runs on the engine's main thread, which must not load the model stack, so it restates
+// two rules from modules that do; these pin the restatements to the originals.
+describe('rules pre-flight shares with training', () => {
+  it('stageLayout lays out and refuses exactly as planStages, for every method', () => {
+    for (const algo of Algo.options)
+      for (const sftSteps of [0, 3])
+        for (const stageSteps of [0, 2]) {
+          const config = RunConfig.parse({ env: 'mock', algo, steps: 5, sft: { steps: sftSteps }, rwml: { stageSteps } });
+          let expected: ReturnType<typeof stageLayout>;
+          try {
+            expected = { stages: planStages(config).map((st) => ({ algo: st.algo, steps: st.last - st.first + 1 })), problem: null };
+          } catch (error) {
+            expected = { stages: [], problem: (error as Error).message };
+          }
+          expect(stageLayout(config), `${algo} sft ${sftSteps} rwml ${stageSteps}`).toEqual(expected);
+          if (!expected.problem) expect(stageEnds(config)).toEqual(planStages(config).slice(0, -1).map((st) => st.last));
+        }
+  });
+
+  it('freshTokenizer is the run’s tokenizer: the same vocabulary and ids as envTokenizer', async () => {
+    const cfg = RunConfig.parse(fits);
+    const env = await getEnv('retail', envOptions(cfg));
+    const corpus = demoCorpus(await runDemonstrations(env, env.tasks('train').slice(0, 12).map((t) => env.task(t.id)), cfg.sft, 'none', 0));
+    const ours = await freshTokenizer(corpus, 392);
+    const run = envTokenizer(corpus, 392);
+    expect(ours.vocabSize).toBe(run.vocabSize);
+    for (const text of [...corpus.slice(0, 20), 'order #W2024 for 3 items']) expect(ours.encode(text, { parseSpecial: false })).toEqual(run.encode(text, { parseSpecial: false }));
   }, 60_000);
 });
 
