@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { recoverAtomicLeftovers } from '../../../native-models/io/atomic';
 import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
-import type { ExportOptions, ModelEntry } from '../models';
+import type { ExportOptions, ModelCard, ModelEntry } from '../models';
 
 // Loaded on first use: the model I/O pulls in the whole model stack (ONNX Runtime included),
 // which the engine's start-up and the CLI's quick commands should not pay for.
@@ -83,7 +83,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
     const m = await models();
     let model: Pick<ExportOptions, 'config' | 'weights' | 'tokenizer'>;
     let label: string;
-    let card: { run: string; method: string; metrics: Record<string, number> } | undefined;
+    let card: ModelCard | undefined;
     let step: number | null = null;
     if ('run' in source) {
       const run = s.store.runs.get(source.run);
@@ -110,6 +110,13 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         run: `${run.name} (${run.id}), step ${chosen}`,
         method: run.algo,
         metrics: Object.fromEntries(Object.entries(last).filter(([k]) => /reward|success|eval/.test(k))),
+        // The held-out figures of these weights: stored evaluations of this step, else training's eval/success.
+        heldOut: (await import('../models/model-card')).heldOutFacts(
+          chosen,
+          s.store.evaluations.list(run.id),
+          s.store.metrics.query({ runId: run.id, keys: ['eval/success'], toStep: chosen, maxPoints: 100_000 })[0],
+          `envace eval --run ${run.id} --step ${chosen}`,
+        ),
       };
     } else {
       model = await Promise.resolve()

@@ -3,6 +3,26 @@
 
 import { type ModelConfig, countParams } from '../../../native-models';
 
+/** One stored held-out evaluation of the exported checkpoint (the Evaluate view, `envace eval`). */
+export interface CardEvaluation {
+  split: string;
+  rehearsals: number;
+  tasks: number;
+  success: number;
+  meanScore: number;
+  createdAt: number;
+}
+
+/** What the card says about held-out success: stored evaluations of this step, else training's last eval/success. */
+export interface HeldOut {
+  step: number;
+  evaluations: CardEvaluation[];
+  /** The last `eval/success` training logged at or before `step` (runs with evalEvery > 0). */
+  trainingEval: { step: number; success: number } | null;
+  /** How to evaluate it, for a card that has nothing yet. */
+  command?: string;
+}
+
 export interface ModelCard {
   /** Run id or name the weights come from. */
   run: string;
@@ -10,6 +30,57 @@ export interface ModelCard {
   method: string;
   metrics: Record<string, number | string>;
   baseModel?: string;
+  /** Present for run exports: the held-out figures a reader of the card looks for first. */
+  heldOut?: HeldOut;
+}
+
+/**
+ * The held-out section's facts from the store: evaluations of exactly this checkpoint (another step's
+ * weights are not these weights), newest first, and training's last eval/success up to the step.
+ */
+export function heldOutFacts(
+  step: number,
+  stored: ReadonlyArray<CardEvaluation & { step: number }>,
+  evalSuccess: { steps: number[]; values: number[] } | undefined,
+  command?: string,
+): HeldOut {
+  const evaluations = stored
+    .filter((e) => e.step === step)
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .slice(0, 10)
+    .map(({ split, rehearsals, tasks, success, meanScore, createdAt }) => ({ split, rehearsals, tasks, success, meanScore, createdAt }));
+  let trainingEval: HeldOut['trainingEval'] = null;
+  if (evalSuccess) {
+    for (let i = evalSuccess.steps.length - 1; i >= 0; i -= 1) {
+      const at = evalSuccess.steps[i]!;
+      const value = evalSuccess.values[i]!;
+      if (at <= step && Number.isFinite(value)) {
+        trainingEval = { step: at, success: value };
+        break;
+      }
+    }
+  }
+  return { step, evaluations, trainingEval, ...(command ? { command } : {}) };
+}
+
+const percent = (v: number) => `${(v * 100).toFixed(1)} %`;
+
+function heldOutLines(h: HeldOut): string[] {
+  const lines = ['', '## Held-out evaluation', ''];
+  if (h.evaluations.length > 0) {
+    lines.push(`Measured in the real environment on checkpoint step ${h.step}:`, '');
+    lines.push('| split | test-time rehearsals | tasks | success | mean score | evaluated |', '| --- | --- | --- | --- | --- | --- |');
+    for (const e of h.evaluations) {
+      lines.push(`| ${cell(e.split)} | ${e.rehearsals} | ${e.tasks} | ${percent(e.success)} | ${e.meanScore.toFixed(3)} | ${new Date(e.createdAt).toISOString().slice(0, 10)} |`);
+    }
+  }
+  if (h.trainingEval) {
+    lines.push(`${h.evaluations.length > 0 ? '\n' : ''}During training, held-out success (\`eval/success\`) was ${percent(h.trainingEval.success)} at step ${h.trainingEval.step}.`);
+  }
+  if (h.evaluations.length === 0 && !h.trainingEval) {
+    lines.push(`Not evaluated on held-out tasks yet${h.command ? `: \`${h.command}\` measures it` : ''}.`);
+  }
+  return lines;
 }
 
 const cell = (v: unknown) => String(v).replace(/[|\n\r]/g, ' ');
@@ -34,5 +105,6 @@ export function renderModelCard(card: ModelCard | undefined, info: { format: str
     lines.push('', '## Metrics', '', '| metric | value |', '| --- | --- |');
     for (const [k, v] of metrics) lines.push(`| ${cell(k)} | ${cell(v)} |`);
   }
+  if (card?.heldOut) lines.push(...heldOutLines(card.heldOut));
   return `${lines.join('\n')}\n`;
 }
