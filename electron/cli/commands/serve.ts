@@ -1,12 +1,51 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine/host';
 import { serve, ServeError } from '../../server';
 import { isLoopbackHost } from '../../server/security';
-import { rendererDist } from '../paths';
+import { appRoot, rendererDist } from '../paths';
 import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
 export const DEFAULT_PORT = 7357;
+
+export interface RendererCheck {
+  /** The checkout root (renderer/ and node_modules/ below it). */
+  root: string;
+  /** The folder web mode serves (out/renderer). */
+  dist: string;
+  log: (line: string) => void;
+  /** Runs the Vite build; injectable so tests need not build. */
+  build?: (root: string) => { ok: boolean; detail: string };
+}
+
+function viteBuild(root: string): { ok: boolean; detail: string } {
+  const vite = path.join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn'], { cwd: root, encoding: 'utf8' });
+  return { ok: result.status === 0, detail: `${result.stderr ?? ''}${result.error?.message ?? ''}`.trim().split('\n').slice(-5).join('\n') };
+}
+
+/**
+ * A fresh checkout has no out/renderer (`npm start` builds it; `envace serve` alone did not), and
+ * the server then answers every page with 503. Build it once, as `npm start` does, saying so first
+ * because it takes a while; where it cannot be built, say that first instead of serving a blank 503.
+ */
+export function ensureRendererBuilt({ root, dist, log, build = viteBuild }: RendererCheck): 'present' | 'built' | 'missing' {
+  if (fs.existsSync(path.join(dist, 'index.html'))) return 'present';
+  const fix = `the page answers 503 until \`npm run build:renderer\` succeeds in ${root} (the API works meanwhile)`;
+  const buildable = fs.existsSync(path.join(root, 'renderer', 'vite.config.ts')) && fs.existsSync(path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'));
+  if (!buildable) {
+    log(`The web page is not built (${path.join(dist, 'index.html')} is missing) and Vite is not installed here: ${fix}.`);
+    return 'missing';
+  }
+  log(`Building the web page first (${path.join(dist, 'index.html')} is missing; this happens once and takes a few seconds)…`);
+  const built = build(root);
+  if (built.ok && fs.existsSync(path.join(dist, 'index.html'))) return 'built';
+  log(`The web page did not build${built.detail ? `:\n${built.detail}\n` : '; '}${fix}.`);
+  return 'missing';
+}
 
 export function registerServe(program: Command): void {
   leaf(program.command('serve').description('web mode: the workbench in your browser, on 127.0.0.1 with a session token'))
@@ -18,6 +57,8 @@ export function registerServe(program: Command): void {
         if (!isLoopbackHost(opts.host)) throw new CliError(`web mode listens on loopback only; refusing --host "${opts.host}" (use 127.0.0.1, ::1 or localhost)`, EXIT.usage);
         const port = opts.port === undefined ? undefined : /^\d{1,5}$/.test(opts.port) ? Number(opts.port) : NaN;
         if (port !== undefined && !(port <= 65535)) throw new CliError(`--port must be a port number (0-65535), got "${opts.port}"`, EXIT.usage);
+        // On stderr with --json, so stdout keeps one JSON object.
+        ensureRendererBuilt({ root: appRoot, dist: rendererDist, log: (line) => (opts.json ? process.stderr.write(`${line}\n`) : out.line(line)) });
         const engine = createEngine({ home: opts.home });
         try {
           const base = { engine, staticDir: rendererDist, host: opts.host };
