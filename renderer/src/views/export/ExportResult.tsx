@@ -20,28 +20,30 @@ export function ExportResult({ record }: { record: ExportRecord }) {
           {record.files.length} file{record.files.length === 1 ? '' : 's'} · {formatBytes(totalBytes(record.files))}
         </dd>
       </dl>
-      <table className="table export-files">
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col" className="numeric">
-              Size
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {record.files.map((file) => (
-            <tr key={file.name} data-file={file.name}>
-              <td>
-                <code>{file.name}</code>
-              </td>
-              <td className="numeric" title={`${file.bytes.toLocaleString('en-US')} bytes`}>
-                {formatBytes(file.bytes)}
-              </td>
+      <div className="table-scroll">
+        <table className="table export-files">
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col" className="numeric">
+                Size
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {record.files.map((file) => (
+              <tr key={file.name} data-file={file.name}>
+                <td>
+                  <code>{file.name}</code>
+                </td>
+                <td className="numeric" title={`${file.bytes.toLocaleString('en-US')} bytes`}>
+                  {formatBytes(file.bytes)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <div className="row snippet-head">
         <strong>Load it</strong>
         <CopyButton text={record.loadSnippet} label="Copy the load snippet" />

@@ -15,6 +15,7 @@ import {
   exportableRuns,
   exportsFolder,
   formatInfo,
+  formatUnavailable,
   resolveDestination,
   totalBytes,
   type ExportSource,
@@ -137,7 +138,7 @@ export function ExportView({ runId }: { runId?: string }) {
   const info = useCall('system.info', {});
   const earlier = useCall('exports.list', {});
   const [source, setSource] = useState<ExportSource | null>(null);
-  const [format, setFormat] = useState<ExportFormat>('hf');
+  const [picked, setFormat] = useState<ExportFormat>('hf');
   const [ggufDtype, setGgufDtype] = useState<'f16' | 'f32'>('f16');
   const [folder, setFolder] = useState('');
   const [force, setForce] = useState(false);
@@ -160,6 +161,8 @@ export function ExportView({ runId }: { runId?: string }) {
       : (source ?? (firstRun ? { kind: 'run', runId: firstRun.id, step: null } : null));
   const dataHome = info.data?.dataHome;
   const destination = dataHome ? resolveDestination(dataHome, folder) : null;
+  // A format the source cannot give (LoRA from a run without adapters) falls back to the HF folder.
+  const format = formatUnavailable(picked, effective, candidates) === null ? picked : 'hf';
   const ready = effective !== null && (effective.kind === 'run' || effective.model !== '') && destination?.ok === true && startedAt === null;
 
   const submit = async (event: FormEvent) => {
@@ -167,7 +170,7 @@ export function ExportView({ runId }: { runId?: string }) {
     if (!ready || !destination?.ok || !effective) return;
     setStartedAt(Date.now());
     setError(null);
-    setResult(null);
+    // The previous result stays until a new one replaces it: a refusal must not wipe what was written.
     try {
       setResult(await api.call('exports.create', buildExportInput(effective, format, destination.outDir, ggufDtype, force)));
       earlier.reload();
@@ -199,13 +202,25 @@ export function ExportView({ runId }: { runId?: string }) {
             <legend>Format</legend>
             <div className="segmented" role="radiogroup" aria-label="Format">
               {ExportFormat.options.map((f) => (
-                <label key={f}>
-                  <input type="radio" name="format" value={f} checked={format === f} onChange={() => setFormat(f)} />
+                <label key={f} title={formatUnavailable(f, effective, candidates) ?? undefined}>
+                  <input
+                    type="radio"
+                    name="format"
+                    value={f}
+                    checked={format === f}
+                    disabled={formatUnavailable(f, effective, candidates) !== null}
+                    onChange={() => setFormat(f)}
+                  />
                   {formatInfo[f].label}
                 </label>
               ))}
             </div>
             <p className="muted">Writes {formatInfo[format].writes}.</p>
+            {formatUnavailable('lora', effective, candidates) !== null && (
+              <p className="muted" data-testid="lora-unavailable">
+                No LoRA adapter: {formatUnavailable('lora', effective, candidates)}.
+              </p>
+            )}
             {format === 'gguf' && (
               <label className="field-inline">
                 <span>Weights as</span>

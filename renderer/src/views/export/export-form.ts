@@ -41,6 +41,19 @@ export function resolveDestination(dataHome: string, folderName: string): Destin
   return { ok: true, outDir: `${exportsFolder(dataHome)}${separatorOf(dataHome)}${name}` };
 }
 
+/**
+ * Why a format cannot be written from this source, or null when it can. Only a run trained with
+ * LoRA adapters (lora.rank > 0) has an adapter to export; imported models and full fine-tunes have
+ * none, and the engine would refuse after the person pressed Export.
+ */
+export function formatUnavailable(format: ExportFormat, source: ExportSource | null, runs: Run[]): string | null {
+  if (format !== 'lora') return null;
+  if (source?.kind === 'model') return 'an imported model has no LoRA adapter; export it as a Hugging Face folder, ONNX or GGUF';
+  const run = source ? runs.find((r) => r.id === source.runId) : undefined;
+  if (run && run.config.lora.rank === 0) return 'this run trained every weight (lora.rank 0), so it has no adapter to export';
+  return null;
+}
+
 /** Runs that can be exported: those with at least one checkpoint. */
 export function exportableRuns(runs: Run[]): Run[] {
   return runs.filter((r) => r.checkpoints.length > 0);

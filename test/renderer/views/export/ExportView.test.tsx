@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContractError, type ExportRecord } from '../../../../electron/contract';
+import { ContractError, RunConfig, type ExportRecord } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
 import { ExportView } from '../../../../renderer/src/views/export/ExportView';
 import { fakeApi } from '../../fake-api';
@@ -11,11 +11,13 @@ afterEach(cleanup);
 
 const HOME = '/home/ada/.envace';
 
+const withLora = makeRun('run-lora', { checkpointSteps: [3], config: RunConfig.parse({ env: 'mock', name: 'run-lora', lora: { rank: 8 } }) });
+
 function setup(create: (input: unknown) => unknown, linkedRun?: string) {
   const records: ExportRecord[] = [];
   const fake = fakeApi({
     'system.info': () => ({ dataHome: HOME }),
-    'runs.list': () => ({ items: [makeRun('run-a', { checkpointSteps: [2, 4] }), makeRun('run-b', { checkpointSteps: [1] }), makeRun('run-new')], total: 3 }),
+    'runs.list': () => ({ items: [makeRun('run-a', { checkpointSteps: [2, 4] }), makeRun('run-b', { checkpointSteps: [1] }), makeRun('run-new'), withLora], total: 4 }),
     'models.list': () => ({ items: [] }),
     'exports.list': () => ({ items: records }),
     'exports.create': (input) => {
@@ -83,8 +85,45 @@ describe('ExportView', () => {
   it('offers only runs with a checkpoint, preselecting the one a link names', async () => {
     setup(() => ({}), 'run-b');
     const select = (await screen.findByTestId('export-run')) as HTMLSelectElement;
-    expect([...select.options].filter((o) => !o.disabled).map((o) => o.value)).toEqual(['run-a', 'run-b']);
+    expect([...select.options].filter((o) => !o.disabled).map((o) => o.value)).toEqual(['run-a', 'run-b', 'run-lora']);
     expect(select.value).toBe('run-b');
     expect([...(screen.getByTestId('export-step') as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['latest (step 1)', 'step 1']);
+  });
+
+  it('offers LoRA only for a run trained with adapters', async () => {
+    setup(() => ({}), 'run-a');
+    await screen.findByTestId('export-run');
+    const lora = screen.getByLabelText('LoRA adapter') as HTMLInputElement;
+    expect(lora.disabled).toBe(true);
+    expect(screen.getByTestId('lora-unavailable').textContent).toMatch(/lora\.rank 0/);
+
+    fireEvent.change(screen.getByTestId('export-run'), { target: { value: 'run-lora' } });
+    expect(lora.disabled).toBe(false);
+    fireEvent.click(lora);
+    expect(lora.checked).toBe(true);
+    expect(screen.queryByTestId('lora-unavailable')).toBeNull();
+
+    // Back to a run without adapters: the LoRA choice does not stick, the form falls back to the HF folder.
+    fireEvent.change(screen.getByTestId('export-run'), { target: { value: 'run-b' } });
+    expect(lora.checked).toBe(false);
+    expect((screen.getByLabelText('Hugging Face folder') as HTMLInputElement).checked).toBe(true);
+  });
+
+  it('keeps the last result on screen when the next export is refused', async () => {
+    let calls = 0;
+    setup((input) => {
+      calls += 1;
+      if (calls > 1) throw new ContractError('conflict', 'the folder already holds an export');
+      return { id: 1, runId: 'run-a', model: null, step: 4, format: 'hf', outDir: (input as { outDir: string }).outDir, files: [{ name: 'config.json', bytes: 10 }], loadSnippet: 'x', createdAt: 1 };
+    });
+    await screen.findByTestId('export-run');
+    fireEvent.change(screen.getByTestId('export-folder-name'), { target: { value: 'first' } });
+    fireEvent.click(screen.getByTestId('export-submit'));
+    const resultCard = (await screen.findByRole('heading', { name: 'Result' })).parentElement!;
+    await waitFor(() => expect(resultCard.querySelector('[data-testid="export-folder"]')?.textContent).toBe(`${HOME}/exports/first`));
+
+    fireEvent.click(screen.getByTestId('export-submit'));
+    await screen.findByText('Not possible right now');
+    expect(resultCard.querySelector('[data-testid="export-folder"]')?.textContent).toBe(`${HOME}/exports/first`);
   });
 });
