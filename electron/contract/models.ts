@@ -19,7 +19,7 @@ export type ModelSummary = z.infer<typeof ModelSummary>;
 export const ModelsListOutput = z.strictObject({ items: z.array(ModelSummary) });
 export const ModelsImportInput = z.strictObject({ hfDir: FolderPath, name: ModelName.optional() });
 
-export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf']);
+export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf', 'verl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 
 export const ExportsCreateInput = z.strictObject({

@@ -1,5 +1,6 @@
 // Exports of a model (ours or imported) to the formats other tools load: a Hugging Face folder, an
-// ONNX model with a KV cache in Optimum's layout (transformers.js), a PEFT LoRA adapter, GGUF for llama.cpp. Every export fills
+// ONNX model with a KV cache in Optimum's layout (transformers.js), a PEFT LoRA adapter, GGUF for llama.cpp,
+// and a run carried to verl (verl-export.ts: the HF folder plus the task set and configs). Every export fills
 // a temp folder and swaps it in whole (native-models/io/atomic), after checking the destination is safe.
 
 import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,8 +22,9 @@ import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
 import { loraAdapters, mergeLora } from './lora';
 import { type ModelCard, renderModelCard } from './model-card';
 import { ExportError, type OutDirOptions, checkOutDir } from './out-dir';
+import { VERL_FILES, type VerlRun, verlProblem, writeVerlFiles } from './verl-export';
 
-export const EXPORT_FORMATS = ['hf', 'onnx', 'lora', 'gguf'] as const;
+export const EXPORT_FORMATS = ['hf', 'onnx', 'lora', 'gguf', 'verl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions extends OutDirOptions {
@@ -38,6 +40,8 @@ export interface ExportOptions extends OutDirOptions {
   /** LoRA export: where the base model lives (hub id or path), written into adapter_config.json. */
   lora?: { baseModel: string };
   ggufDtype?: 'f32' | 'f16';
+  /** verl export: the run (config, env, tasks) the folder carries; a verl export needs one. */
+  verl?: VerlRun;
 }
 
 export interface ExportResult {
@@ -79,6 +83,11 @@ function prepare(o: ExportOptions): Prepared {
       throw new ExportError('NO_LORA', 'this model has no LoRA adapters (it was not trained with LoRA); export it as hf, onnx or gguf instead');
     if (!baseModelOf(o)) throw new ExportError('BAD_INPUT', 'a LoRA export needs the base model it applies to (lora.baseModel: hub id or path)');
   }
+  if (o.format === 'verl') {
+    if (!o.verl) throw new ExportError('BAD_INPUT', 'a verl export carries a run (its env, tasks and knobs): export one with --run ID');
+    const problem = verlProblem(o.verl);
+    if (problem) throw new ExportError('BAD_INPUT', problem);
+  }
   // Full-weight formats carry the adapters folded in; the LoRA format carries only the adapters.
   const { config, params } = o.format === 'lora' ? { config: o.config, params: o.weights } : mergeLora(o.config, o.weights);
   const hfWeights = hfWeightsFromParams(config, params); // every parameter present and sized
@@ -88,11 +97,12 @@ function prepare(o: ExportOptions): Prepared {
 
 const baseModelOf = (o: ExportOptions) => o.lora?.baseModel ?? o.card?.baseModel;
 
-const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions, p: Prepared) => void> = {
-  hf: (tmp, o, p) =>
-    lift(tmp, (stage) =>
-      exportHfFolder(stage, { shape: hfShapeFromConfig(p.config), weights: p.hfWeights, tokenizer: o.tokenizer, modelCard: p.card }),
-    ),
+const hfFolder = (dir: string, o: ExportOptions, p: Prepared) =>
+  exportHfFolder(dir, { shape: hfShapeFromConfig(p.config), weights: p.hfWeights, tokenizer: o.tokenizer, modelCard: p.card });
+
+/** Writers get `outDir` absolute (a verl export names its own files in its configs). */
+const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions & { outDir: string }, p: Prepared) => void> = {
+  hf: (tmp, o, p) => lift(tmp, (stage) => hfFolder(stage, o, p)),
 
   // Optimum's layout (onnx/model.onnx beside the HF files), so transformers.js and Optimum load it.
   onnx: (tmp, o, p) =>
@@ -128,13 +138,19 @@ const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions, p: Prepared)
     writeGguf(join(tmp, `model-${dtype}.gguf`), file);
     writeFileSync(join(tmp, 'README.md'), p.card);
   },
+
+  // The starting weights are the HF export, in model/; verl loads them by path (actor_rollout_ref.model.path).
+  verl: (tmp, o, p) => {
+    hfFolder(join(tmp, VERL_FILES.model), o, p);
+    writeVerlFiles(tmp, o.outDir, o.verl!, o.tokenizer, p.config.maxSeqLen);
+  },
 };
 
 /** Write `o.weights` in `o.format` to `o.outDir` (created or, with force, replaced whole). */
 export async function exportModel(o: ExportOptions): Promise<ExportResult> {
   const prepared = prepare(o);
   const outDir = checkOutDir(o.outDir, o);
-  await writeDirAtomic(outDir, (tmp) => WRITERS[o.format](tmp, o, prepared)).catch((e: unknown) => {
+  await writeDirAtomic(outDir, (tmp) => WRITERS[o.format](tmp, { ...o, outDir }, prepared)).catch((e: unknown) => {
     // The atomic writer wraps what the fill threw; callers get the typed error itself.
     throw e instanceof AtomicWriteError && e.cause instanceof Error ? e.cause : e;
   });

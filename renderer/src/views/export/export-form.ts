@@ -7,6 +7,11 @@ export const formatInfo: Record<ExportFormat, { label: string; writes: string }>
   onnx: { label: 'ONNX', writes: 'model.onnx with a KV cache — runs in onnxruntime anywhere' },
   lora: { label: 'LoRA adapter', writes: 'the trained low-rank adapter (PEFT layout) — needs the base model beside it' },
   gguf: { label: 'GGUF', writes: 'one .gguf file — runs in llama.cpp and Ollama' },
+  verl: {
+    label: 'verl',
+    writes:
+      "a folder verl's multi-turn agent loop trains from (runs only): the weights as a Hugging Face folder, the task set as parquet, tool and GRPO configs over envace mcp serve, a reward function and a README with the launch command",
+  },
 };
 
 export type ExportSource = { kind: 'run'; runId: string; step: number | null } | { kind: 'model'; model: string };
@@ -47,6 +52,8 @@ export function resolveDestination(dataHome: string, folderName: string): Destin
  * none, and the engine would refuse after the person pressed Export.
  */
 export function formatUnavailable(format: ExportFormat, source: ExportSource | null, runs: Run[]): string | null {
+  // A verl folder carries a run's env, tasks and knobs; an imported model has none of them.
+  if (format === 'verl') return source?.kind === 'model' ? 'a verl export is made from a run (its environment, tasks and knobs); pick a run' : null;
   if (format !== 'lora') return null;
   if (source?.kind === 'model') return 'an imported model has no LoRA adapter; export it as a Hugging Face folder, ONNX or GGUF';
   const run = source ? runs.find((r) => r.id === source.runId) : undefined;
