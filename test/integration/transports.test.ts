@@ -163,11 +163,13 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     await expect(api.call('runs.recipe', { env: 'no-such-env' })).rejects.toMatchObject({ code: 'not_found' });
   },
   'runs.preflight': async (api) => {
-    const good = await api.call('runs.preflight', { config: { env: 'retail', worldSize: 5, model: { preset: 'nano' }, algo: 'sft+envace', sft: { steps: 10 }, steps: 5 } });
-    expect(good).toMatchObject({ ok: true, plannedSteps: 15, taskCounts: { train: expect.any(Number) } });
+    // A shape that fits nano's 256 tokens (the default one is refused: see the context checks).
+    const config = { env: 'retail', worldSize: 5, model: { preset: 'nano' as const }, algo: 'sft+envace' as const, sft: { steps: 100 }, steps: 5, rollout: { toolSchemas: 'none' as const, maxObservationTokens: 24 } };
+    const good = await api.call('runs.preflight', { config });
+    expect(good).toMatchObject({ ok: true, plannedSteps: 105, taskCounts: { train: expect.any(Number) } });
     expect(good.params).toBeGreaterThan(50_000);
     expect(good.memoryEstimateBytes).toBeGreaterThan(good.params! * 16);
-    expect(good.checks.map((c) => c.name)).toEqual(['config', 'environment', 'demonstrations', 'memory', 'tokenizer']);
+    expect(good.checks.map((c) => c.name)).toEqual(['config', 'environment', 'demonstrations', 'memory', 'tokenizer', 'device', 'stages', 'context', 'demonstrations fit']);
     const bad = await api.call('runs.preflight', { config: { env: 'no-such-env', model: { imported: 'missing' } } });
     expect(bad.ok).toBe(false);
     expect(bad.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['environment', 'model']);
