@@ -43,6 +43,8 @@ export const Turn = z.strictObject({
   role: TurnRole,
   text: z.string(),
   tokenIds: z.array(z.number().int()).nullable(),
+  /** Each token id's text, decoded alone with the run's tokenizer (trajectories.get; absent where no tokenizer is at hand). */
+  tokenTexts: z.array(z.string()).nullable().optional(),
   logprobs: z.array(z.number()).nullable(),
   advantages: z.array(z.number()).nullable(),
   /** For a rehearsed observation after a reality check: what the real environment said. */
