@@ -28,11 +28,11 @@ export function registerModels(program: Command): void {
     }),
   );
 
-  leaf(program.command('export').description("export a run's checkpoint or an imported model as hf, onnx, lora or gguf"))
+  leaf(program.command('export').description("export a run's checkpoint or an imported model as hf, onnx, lora or gguf; a run as a verl training folder (verl)"))
     .option('--run <id>', 'run id')
     .option('--step <n>', 'checkpoint step (default: the last)')
     .option('--model <name>', 'an imported model')
-    .requiredOption('--format <format>', 'hf | onnx | lora | gguf')
+    .requiredOption('--format <format>', 'hf | onnx | lora | gguf | verl (a run only: task set, configs and weights for verl)')
     .option('--out <dir>', 'destination folder (default: a new folder under the data home exports/)')
     .option('--gguf-dtype <dtype>', 'f32 | f16', 'f16')
     .option('--force', 'replace an earlier export in --out')

@@ -8,7 +8,8 @@ import type { ExportOptions, ModelCard, ModelEntry } from '../models';
 type ModelsModule = typeof import('../models');
 let modelsModule: Promise<ModelsModule> | undefined;
 const models = () => (modelsModule ??= import('../models'));
-import type { RequestContext } from '../services';
+import type { EngineServices, RequestContext } from '../services';
+import type { VerlRun } from '../models/verl-export';
 import { checkpointDir } from '../training';
 import { UserPathError, confineUserPath, rootsForTransport } from '../user-paths';
 import type { HandlerGroup } from './types';
@@ -39,7 +40,23 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
       const gguf = files.find((f) => f.name.endsWith('.gguf'))?.name ?? 'model-f16.gguf';
       return `llama-cli -m ${JSON.stringify(path.join(outDir, gguf))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./${gguf})`;
     }
+    case 'verl':
+      // The folder's README.md has the whole recipe (requirements, overrides); this is its launch line.
+      return `cd ${dir}\nPYTHONPATH="$PWD:$PYTHONPATH" python3 -m verl.trainer.main_ppo --config-path="$PWD" --config-name=envace_grpo   # README.md: what maps, what does not`;
   }
+}
+
+/** What a verl export carries besides the weights: the run's knobs, its env's tools and tasks as `envace mcp serve` lists them. */
+async function verlRunOf(s: EngineServices, run: { id: string; name: string; env: string; algo: VerlRun['run']['algo']; config: VerlRun['run']['config'] }, step: number): Promise<VerlRun> {
+  const env = await s.envs.get(run.env);
+  if (!env) throw new ContractError('not_found', `run ${run.id} trained on environment ${run.env}, which is not registered here`);
+  const [train, heldout] = await Promise.all([s.envs.tasks(run.env, 'train'), s.envs.tasks(run.env, 'heldout')]);
+  return {
+    run: { id: run.id, name: run.name, algo: run.algo, step, config: run.config },
+    env: { id: env.id, description: env.description, tools: env.tools },
+    tasks: { train: train ?? [], heldout: heldout ?? [] },
+    home: s.paths.home,
+  };
 }
 
 /** Paths from a GUI transport must stay inside `root` (symlinks followed); the CLI (in-process) may go anywhere. */
@@ -85,6 +102,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
     let label: string;
     let card: ModelCard | undefined;
     let step: number | null = null;
+    let verl: VerlRun | undefined;
     if ('run' in source) {
       const run = s.store.runs.get(source.run);
       if (!run) throw new ContractError('not_found', `no run with id ${source.run}`);
@@ -103,6 +121,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         asContractError(m, error);
       }
       label = `${run.id}-step-${chosen}`;
+      if (format === 'verl') verl = await verlRunOf(s, run, chosen);
       const last = Object.fromEntries(
         s.store.metrics.query({ runId: run.id, toStep: chosen, maxPoints: 100_000 }).map((m) => [m.key, m.values.at(-1) ?? NaN]),
       );
@@ -134,6 +153,7 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         card,
         name: label,
         ggufDtype,
+        verl,
         force,
         protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
       })
