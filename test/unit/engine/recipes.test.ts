@@ -3,6 +3,10 @@ import { RunConfig } from '../../../electron/contract';
 import { planStages } from '../../../electron/engine/algorithms/train';
 import { recommendedRecipe } from '../../../electron/engine/recipes';
 import { configFromFlags } from '../../../electron/cli/commands/train';
+import { createEngine } from '../../../electron/engine/host';
+import { inProcessClient } from '../../../electron/engine/in-process';
+import { tempHome } from '../../helpers/engine';
+import fs from 'node:fs';
 
 const ENVS = ['retail', 'household', 'files', 'mock', 'tau-retail', 'tau2-telecom', 'bfcl', 'my-mcp-server'];
 
@@ -37,4 +41,24 @@ describe('recommended recipes', () => {
     const config = configFromFlags({ env: 'retail', preset: 'nano', steps: '3', set: ['sft.steps=50'] }, recipe);
     expect(config).toMatchObject({ algo: 'sft+envace', steps: 3, sft: { steps: 50 }, model: { preset: 'nano' }, rollout: { temperature: 0.8 } });
   });
+
+  it('every from-scratch recipe passes pre-flight: stages, context fit of prompts and demonstrations, device', async () => {
+    const home = tempHome('envace-recipes-');
+    const engine = createEngine({ home });
+    const api = inProcessClient(engine);
+    try {
+      for (const env of ['retail', 'household', 'files', 'mock']) {
+        for (const preset of ['nano', 'tiny'] as const) {
+          const recipe = await api.call('runs.recipe', { env, model: { preset } });
+          const checked = await api.call('runs.preflight', { config: recipe.config });
+          const bad = checked.checks.filter((c) => !c.ok || c.warning).map((c) => `${c.name}: ${c.detail}`);
+          expect(bad, recipe.id).toEqual([]);
+          expect(checked.ok, recipe.id).toBe(true);
+        }
+      }
+    } finally {
+      await engine.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
