@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { RolloutMode } from '../../../../electron/contract';
 import { routeHref } from '../../app/routes';
 import { navigate } from '../../app/useHashRoute';
@@ -32,6 +32,12 @@ function optionalNumber(text: string): number | undefined {
   return text.trim() === '' || !Number.isFinite(n) ? undefined : n;
 }
 
+/** What the empty list means, in one positive sentence (which run, and whether filters narrowed it). */
+export function emptyMessage(oneRun: boolean, filtered: boolean): string {
+  if (filtered) return oneRun ? 'No rollout of this run matches these filters.' : 'No stored rollout matches these filters.';
+  return oneRun ? 'This run has not stored any rollouts yet.' : 'No run has stored any rollouts yet.';
+}
+
 /** Browse rollouts by run, step, task, mode and reward; open one as a timeline of turns. */
 export function TrajectoriesView({ runId, rolloutId }: { runId?: string; rolloutId?: string }) {
   const [step, setStep] = useState('');
@@ -50,6 +56,17 @@ export function TrajectoriesView({ runId, rolloutId }: { runId?: string; rollout
   useThrottledEvents(['run.trajectory'], list.reload, 1000);
   const selected = rolloutId !== undefined ? Number(rolloutId) : undefined;
   const items = list.data?.items ?? [];
+  const selectedId = selected !== undefined && Number.isInteger(selected) && selected > 0 ? selected : undefined;
+  const shown = items.length > 0;
+  const detailPane = useRef<HTMLDivElement>(null);
+  // The list scrolls on its own, but the page may still be scrolled past the detail's top (a long
+  // detail, a narrow window): a click on a rollout must land the person on what it opened.
+  useEffect(() => {
+    const pane = detailPane.current;
+    if (selectedId === undefined || !shown || !pane) return;
+    const top = pane.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight * 0.6) pane.scrollIntoView?.({ block: 'start' });
+  }, [selectedId, shown]);
 
   return (
     <>
@@ -82,29 +99,41 @@ export function TrajectoriesView({ runId, rolloutId }: { runId?: string; rollout
       {list.data && list.data.total === 0 && (
         <EmptyState title="No rollouts" testId="trajectories-empty">
           <p>
-            {runId ? 'This run has' : 'No run has'} stored no rollouts{step || taskId || mode || minReward ? ' matching these filters' : ''}. Training writes every
-            rollout of every step here as it trains; start a run from the Runs table.
+            {emptyMessage(runId !== undefined, Boolean(step || taskId || mode || minReward))} Training writes every rollout of every step here as it
+            trains; start a run from the Runs table.
           </p>
         </EmptyState>
       )}
-      {items.length > 0 && (
-        <div className="split">
-          <ul className="list" aria-label="Rollouts" data-testid="rollouts">
-            {items.map((r) => (
-              <li key={r.id}>
-                <a href={routeHref('trajectories', { run: runId, rollout: String(r.id) })} className="list-item" aria-current={r.id === selected ? 'true' : undefined}>
-                  <span className="list-title">
-                    #{r.id} <code>{r.taskId}</code> <span className="badge badge-neutral">{r.mode}</span>
-                  </span>
-                  <span className="muted">
-                    step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.turnCount} turns · {r.envCalls} env calls
-                  </span>
-                </a>
-              </li>
-            ))}
-            {list.data && list.data.total > items.length && <li className="muted">showing {items.length} of {list.data.total}; narrow the filters to see others</li>}
-          </ul>
-          <div>{selected !== undefined && Number.isInteger(selected) && selected > 0 ? <RolloutDetail id={selected} /> : <p className="muted">Pick a rollout to see its turns.</p>}</div>
+      {shown && (
+        <div className="split rollouts-split">
+          <div className="rollout-list-pane">
+            <ul className="list" aria-label="Rollouts" data-testid="rollouts">
+              {items.map((r) => (
+                <li key={r.id}>
+                  <a
+                    href={routeHref('trajectories', { run: runId, rollout: String(r.id) })}
+                    className="list-item"
+                    aria-current={r.id === selected ? 'true' : undefined}
+                  >
+                    <span className="list-title">
+                      #{r.id} <code>{r.taskId}</code> <span className="badge badge-neutral">{r.mode}</span>
+                    </span>
+                    <span className="muted">
+                      step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.turnCount} turns · {r.envCalls} env calls
+                    </span>
+                  </a>
+                </li>
+              ))}
+              {list.data && list.data.total > items.length && (
+                <li className="muted">
+                  showing {items.length} of {list.data.total}; narrow the filters to see others
+                </li>
+              )}
+            </ul>
+          </div>
+          <div className="rollout-detail-pane" ref={detailPane}>
+            {selectedId !== undefined ? <RolloutDetail id={selectedId} /> : <p className="muted">Pick a rollout to see its turns.</p>}
+          </div>
         </div>
       )}
     </>
