@@ -68,9 +68,28 @@ export function verlLengths(rows: readonly VerlRow[], tok: LengthTokenizer, c: R
   };
 }
 
+/**
+ * Parameters verl cannot load: its MCP tools are validated by pydantic models (verl/tools/schemas.py)
+ * that want a string `type` on every property and string enums; one bad schema stops the whole loop.
+ */
+export function verlToolProblems(tools: readonly ToolSpec[]): string[] {
+  return tools.flatMap((t) => {
+    const props = (t.parameters.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown } | null>;
+    return Object.entries(props).flatMap(([name, p]) => {
+      if (typeof p?.type !== 'string') return [`${t.name}.${name} has no single type (${JSON.stringify(p?.type ?? null)})`];
+      if (p.enum !== undefined && !(Array.isArray(p.enum) && p.enum.every((e) => typeof e === 'string'))) return [`${t.name}.${name} has a non-string enum`];
+      return [];
+    });
+  });
+}
+
 export function verlProblem(v: VerlRun): string | null {
   if (v.tasks.train.length === 0) return `environment ${v.env.id} has no train tasks to export`;
-  if (v.env.tools.length === 0) return `environment ${v.env.id} lists no tools (is its server reachable?)`;
+  if (v.env.tools.length === 0)
+    return `environment ${v.env.id} lists no tools of its own (tasks that bring their own, as BFCL's do, cannot be carried: verl fixes the tool list when its loop starts)`;
+  const bad = verlToolProblems(v.env.tools);
+  if (bad.length > 0)
+    return `verl's tool schema (one string type per parameter, string enums) cannot load ${bad.length} parameter${bad.length === 1 ? '' : 's'} of ${v.env.id}: ${bad.slice(0, 3).join('; ')}`;
   return null;
 }
 

@@ -37,7 +37,7 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     '## Files',
     '',
     `- \`${f.model}/\` the checkpoint as a Hugging Face folder (the HF export; LoRA adapters merged).`,
-    `- \`${f.train}\` (${v.tasks.train.length} tasks), \`${f.validation}\` (${v.tasks.heldout.length} held-out tasks): verl's RL dataset schema; the prompt is the system block (env description and tools in the run's \`${r.toolSchemas}\` form) and the instruction, as envace rollouts open; \`extra_info\` holds env, \`task_id\` and seed.`,
+    `- \`${f.train}\` (${v.tasks.train.length} tasks), \`${f.validation}\` (${v.tasks.heldout.length > 0 ? `${v.tasks.heldout.length} held-out tasks` : 'the train tasks: the env has no held-out split'}): verl's RL dataset schema; the prompt is the system block (env description and tools in the run's \`${r.toolSchemas}\` form) and the instruction, as envace rollouts open; \`extra_info\` holds env, \`task_id\` and seed.`,
     `- \`${f.servers}\` starts \`envace mcp serve --env ${v.env.id}\` over stdio; \`${f.tools}\` loads its tools with verl's \`MCPBaseTool\`.`,
     `- \`${f.python}\`: the agent loop \`EnvaceToolAgentLoop\` (a \`ToolAgentLoop\`; registered by \`${f.agentLoops}\`) opens one episode per trajectory with \`start_task\`, adds the episode id to each call and closes it with \`finish\` (the last act's answer); \`compute_score\` is the reward function: the reward \`finish\` returned.`,
     `- \`${f.trainer}\`: verl's \`ppo_trainer\` defaults with this run's knobs.`,

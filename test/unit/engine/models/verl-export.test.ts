@@ -13,7 +13,7 @@ import { systemText } from '../../../../electron/engine/algorithms/layout';
 import { RetailEnv } from '../../../../electron/engine/envs/retail/env';
 import { EpisodeBook } from '../../../../electron/engine/mcp-serve/episodes';
 import { ExportError, exportModel } from '../../../../electron/engine/models/export';
-import { VERL_COMMIT, VERL_FILES, type VerlRun } from '../../../../electron/engine/models/verl-export';
+import { VERL_COMMIT, VERL_FILES, type VerlRun, verlToolProblems } from '../../../../electron/engine/models/verl-export';
 import { grpoTrainerConfig } from '../../../../electron/engine/models/verl/trainer-config';
 import { flattenKeys, type YamlValue } from '../../../../electron/engine/models/verl/yaml';
 import { openDatabase, Store } from '../../../../electron/engine/store';
@@ -232,6 +232,11 @@ describe('verl export: refusals and the record', () => {
     expect((e as ExportError).message).toMatch(/--run ID/);
     const noTasks = await exportModel({ config: model, weights: randomWeights(model), tokenizer: smallTokenizer(), format: 'verl', outDir: join(tmp.make(), 'y'), verl: { ...verl, tasks: { train: [], heldout: [] } } }).catch((x: unknown) => x);
     expect((noTasks as ExportError).message).toMatch(/no train tasks/);
+    // A parameter without one string type (tau2-telecom has some) would stop verl's tool loading.
+    const odd = { ...env.tools()[0], parameters: { type: 'object', properties: { mode: { anyOf: [{ type: 'string' }, { type: 'null' }] }, kind: { type: 'string', enum: [1, 2] } } } };
+    expect(verlToolProblems([...env.tools(), odd])).toEqual([`${odd.name}.mode has no single type (null)`, `${odd.name}.kind has a non-string enum`]);
+    const badTools = await exportModel({ config: model, weights: randomWeights(model), tokenizer: smallTokenizer(), format: 'verl', outDir: join(tmp.make(), 'w'), verl: { ...verl, env: { ...verl.env, tools: [odd] } } }).catch((x: unknown) => x);
+    expect((badTools as ExportError).message).toMatch(/verl's tool schema .* cannot load 2 parameters/);
     // nano's context (256) cannot hold retail's prompt and an act: the run could not have trained on it either.
     const short = await exportModel({ config: model, weights: randomWeights(model), tokenizer: smallTokenizer(), format: 'verl', outDir: join(tmp.make(), 'z'), verl }).catch((x: unknown) => x);
     expect((short as ExportError).message).toMatch(/passes the model's context of 256/);
