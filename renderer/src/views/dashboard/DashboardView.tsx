@@ -125,7 +125,10 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
           <h3 title={explainMetric(SUCCESS)}>Held-out success ({SUCCESS})</h3>
           {successLines.length > 0 ? (
             <LineChart metric={SUCCESS} lines={successLines} smoothing={0} logX={logX} />
-          ) : watched && watched.evalEvery > 0 ? (
+          ) : !watched ? (
+            // The run's config (from runs.list) says whether it evaluates; until it arrives, claim nothing.
+            <Loading what="the run's config" />
+          ) : watched.evalEvery > 0 ? (
             <p className="muted" data-testid="success-pending">
               This run evaluates on held-out tasks every {watched.evalEvery} steps; the first point appears at step {watched.evalEvery}.
             </p>
