@@ -91,8 +91,8 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     '',
     '## Verified and not',
     '',
-    `- Verified (in the workbench's tests): every key of \`${f.trainer}\` and \`${f.tools}\` exists in verl's config at commit \`${commit.slice(0, 12)}\`; the parquet files read back with a parquet reader as verl's dataset expects them; \`compute_score\` imports without verl and scores a recorded \`finish\` result.`,
-    '- Not verified: a training run in verl (no GPU or verl install where this was written); the agent loop subclass, the hermes parsing of this model\'s tool calls, the stdio server kept alive across calls by fastmcp, and vLLM/SGLang serving this architecture.',
+    `- Verified (in the workbench's tests): every key of \`${f.trainer}\` and \`${f.tools}\` exists in verl's config at commit \`${commit.slice(0, 12)}\`; the parquet files read back with a parquet reader as verl's dataset expects them; \`compute_score\` imports without verl and scores a recorded \`finish\` result; the agent loop's own logic (one episode, ids added, episode tools kept from the model, finish with the last answer) runs over stand-ins for the verl classes it uses.`,
+    '- Not verified: a training run in verl (no GPU or verl install where this was written); that verl calls the agent loop as those stand-ins do, the hermes parsing of this model\'s tool calls, the stdio server kept alive across calls by fastmcp, and vLLM/SGLang serving this architecture.',
     '',
   ].join('\n');
 }

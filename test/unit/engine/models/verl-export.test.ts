@@ -4,8 +4,8 @@
 // function run by a bare python3 (no verl) on `finish` results recorded from `envace mcp serve`'s book.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../../../electron/contract';
@@ -221,6 +221,124 @@ describe('verl export: the reward function', () => {
     const schema = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: {}, episode_id: {} }, required: ['a', 'episode_id'] } } };
     const stripped = python(out, `import json, envace_verl as m\nprint(json.dumps(m.without_episode_id(${JSON.stringify(schema)})))`);
     expect(JSON.parse(stripped).function.parameters).toEqual({ type: 'object', properties: { a: {} }, required: ['a'] });
+  });
+});
+
+/**
+ * verl's classes as far as envace_verl.py uses them (names and call shapes read from verl b178a3cd:
+ * ToolAgentLoop.run / _handle_pending_state / _call_tool, FunctionCall, ToolResponse, ClientManager),
+ * so the agent loop's own logic runs here without verl; whether verl calls it so is not checked.
+ */
+const VERL_STUBS: Record<string, string> = {
+  'verl/__init__.py': '',
+  'verl/experimental/__init__.py': '',
+  'verl/experimental/agent_loop/__init__.py': '',
+  'verl/experimental/agent_loop/agent_loop.py': 'REGISTRY = {}\ndef register(name):\n    def wrap(cls):\n        REGISTRY[name] = cls\n        return cls\n    return wrap\n',
+  'verl/experimental/agent_loop/tool_parser.py': 'class FunctionCall:\n    def __init__(self, name, arguments):\n        self.name, self.arguments = name, arguments\n',
+  'verl/experimental/agent_loop/tool_agent_loop.py': [
+    'import asyncio, json',
+    'from verl.experimental.agent_loop.tool_parser import FunctionCall',
+    'from verl.tools.schemas import ToolResponse',
+    'class Data:',
+    '    def __init__(self, messages):',
+    '        self.messages, self.response_ids = messages, []',
+    'class Output:',
+    '    def __init__(self):',
+    '        self.extra_fields = {}',
+    'class ToolAgentLoop:',
+    '    SCRIPT = []',
+    '    def __init__(self, *args, **kwargs):',
+    '        self.tools = {"start_task": 1, "finish": 1, "get_order": 1}',
+    '        self.tool_schemas = ["start_task", "finish", "get_order"]',
+    '        self.max_tool_response_length = 100',
+    '        self.loop = asyncio.get_event_loop()',
+    '        self.tokenizer = type("T", (), {"decode": staticmethod(lambda ids, skip_special_tokens=False: "".join(ids))})()',
+    '        self.seen = []',
+    '    async def _handle_pending_state(self, agent_data, sampling_params):',
+    '        return "generating"',
+    '    async def _call_tool(self, tool_call, tools_kwargs, agent_data):',
+    '        self.seen.append((tool_call.name, json.loads(tool_call.arguments)))',
+    '        return ToolResponse(text="ok"), 0.0, {}',
+    '    async def run(self, sampling_params, **kwargs):',
+    '        data = Data(kwargs["raw_prompt"])',
+    '        self.prompt = data.messages',
+    '        await self._handle_pending_state(data, sampling_params)',
+    '        for name, args in self.SCRIPT:',
+    '            self.seen.append(("->", (await self._call_tool(FunctionCall(name, json.dumps(args)), {}, data))[0].text))',
+    '        data.response_ids = ["<answer>", "delivered", "</answer>"]',
+    '        return Output()',
+  ].join('\n'),
+  'verl/tools/__init__.py': '',
+  'verl/tools/schemas.py': 'class ToolResponse:\n    def __init__(self, text=None):\n        self.text = text\n',
+  'verl/tools/utils/__init__.py': '',
+  'verl/tools/utils/mcp_clients/__init__.py': '',
+  'verl/tools/utils/mcp_clients/McpClientManager.py': [
+    'import json',
+    'class Part:',
+    '    type = "text"',
+    '    def __init__(self, text):',
+    '        self.text = text',
+    'class Result:',
+    '    def __init__(self, value, error=False):',
+    '        self.content, self.isError = [Part(value if error else json.dumps(value))], error',
+    'class Client:',
+    '    calls = []',
+    '    async def __aenter__(self):',
+    '        return self',
+    '    async def __aexit__(self, *exc):',
+    '        return False',
+    '    async def call_tool_mcp(self, name, arguments):',
+    '        self.calls.append((name, arguments))',
+    '        if name == "start_task":',
+    '            return Result({"episode_id": "ep-1", "task_id": arguments["task_id"], "initial_observation": "the room"})',
+    '        if name == "finish":',
+    '            return Result({"episode_id": arguments["episode_id"], "task_id": "t-1", "reward": 1, "success": True, "format_error": False})',
+    '        return Result("Error: Tool \'%s\' not found" % name, True)',
+    'class Manager:',
+    '    client = Client()',
+    '    def get_client_with_tool_name(self, name):',
+    '        return self.client',
+    'ClientManager = Manager()',
+  ].join('\n'),
+};
+
+describe('verl export: the agent loop over stand-ins for verl', () => {
+  it('opens one episode, adds its id to every call, keeps episode tools from the model, and finishes with the last act’s answer', () => {
+    const dir = tmp.make('envace-verl-stubs-');
+    for (const [file, code] of Object.entries(VERL_STUBS)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), `${code}\n`);
+    }
+    const script = [
+      'import asyncio, json, sys',
+      `sys.path[:0] = [${JSON.stringify(dir)}, ${JSON.stringify(out)}]`,
+      'import envace_verl as m',
+      'from verl.experimental.agent_loop.agent_loop import REGISTRY',
+      'from verl.tools.utils.mcp_clients.McpClientManager import ClientManager',
+      // verl makes each loop inside its worker's running event loop, one per trajectory.
+      'async def trajectory():',
+      '    loop = REGISTRY["envace_tool_agent"]()',
+      '    loop.SCRIPT = [("get_order", {"order_id": "#W1"}), ("finish", {}), ("no_such_tool", {"x": 1})]',
+      '    return loop, await loop.run({}, raw_prompt=[{"role": "user", "content": "hi"}], extra_info={"task_id": "t-1", "seed": 7})',
+      'loop, output = asyncio.run(trajectory())',
+      'print(json.dumps({"tools": sorted(loop.tools), "schemas": loop.tool_schemas, "prompt": loop.prompt, "seen": loop.seen, "mcp": ClientManager.client.calls, "score": m.compute_score("envace/retail", "", "t-1", {"envace_finish": output.extra_fields["envace_finish"]})}))',
+    ].join('\n');
+    const got = JSON.parse(python(dir, script));
+    expect(got.tools).toEqual(['get_order']);
+    expect(got.schemas).toEqual([]);
+    expect(got.prompt).toEqual([{ role: 'user', content: 'hi' }, { role: 'tool', content: 'the room' }]);
+    expect(got.seen).toEqual([
+      ['get_order', { order_id: '#W1', episode_id: 'ep-1' }],
+      ['->', 'ok'],
+      ['->', 'Error: unknown tool finish'],
+      ['->', "Error: Tool 'no_such_tool' not found"],
+    ]);
+    expect(got.mcp).toEqual([
+      ['start_task', { task_id: 't-1', seed: 7 }],
+      ['no_such_tool', { x: 1, episode_id: 'ep-1' }],
+      ['finish', { episode_id: 'ep-1', answer: 'delivered' }],
+    ]);
+    expect(got.score).toMatchObject({ score: 1, success: 1, finished: 1 });
   });
 });
 
