@@ -18,8 +18,16 @@ describe('envace experiment (command line)', () => {
     expect(fs.existsSync(path.join(home, 'experiments'))).toBe(false);
   });
 
-  it('--suite is required', async () => {
-    expect((await envace('experiment', '--home', home)).code).toBe(2);
+  it('--suite or --resume is required, not both; --resume wants a folder that holds an experiment', async () => {
+    const none = await envace('experiment', '--home', home);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give --suite quick|full, or --resume DIR');
+    const both = await envace('experiment', '--suite', 'quick', '--resume', home, '--home', home);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('drop --suite and --out');
+    const empty = await envace('experiment', '--resume', path.join(home, 'nothing-here'), '--home', home);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/holds no experiment/);
   });
 
   it('progress lines say which run, env, seed, method and step', () => {

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { resolveHome } from '../../engine/home';
+import { CellStore } from '../../engine/experiment/cells';
+import { estimateSuite } from '../../engine/experiment/estimate';
 import { renderHuman, summarize, writeReport } from '../../engine/experiment/report';
 import { ExperimentCancelled, type ExperimentProgress, runExperiment } from '../../engine/experiment/runner';
 import { SuiteError, suiteByName } from '../../engine/experiment/suite';
@@ -10,8 +12,9 @@ import { createProgress } from '../progress';
 import { act, leaf, type CommonOptions } from './common';
 
 interface ExperimentOptions extends CommonOptions {
-  suite: string;
+  suite?: string;
   out?: string;
+  resume?: string;
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -39,23 +42,43 @@ function stderrProgress() {
   };
 }
 
+/** A new experiment's folder (--suite), or the one to go on with (--resume); usage errors say which flag. */
+function openStore(opts: ExperimentOptions): CellStore {
+  try {
+    if (opts.resume !== undefined) {
+      if (opts.suite !== undefined || opts.out !== undefined) throw new SuiteError('--resume DIR goes on with the suite and folder it names: drop --suite and --out');
+      return CellStore.open(path.resolve(opts.resume));
+    }
+    if (opts.suite === undefined) throw new SuiteError('give --suite quick|full, or --resume DIR');
+    const suite = suiteByName(opts.suite);
+    return CellStore.create(path.resolve(opts.out ?? path.join(resolveHome(opts.home), 'experiments', stamp(new Date()))), suite);
+  } catch (error) {
+    if (error instanceof SuiteError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
 export function registerExperiment(program: Command): void {
-  leaf(program.command('experiment').description('train every method on the same budget and seeds and print the side-by-side table'))
-    .requiredOption('--suite <suite>', 'quick (about 15 minutes on 2 cores) | full (hours)')
-    .option('--out <dir>', 'where to write table.json, table.md and the curves (default <home>/experiments/<timestamp>)')
+  leaf(
+    program
+      .command('experiment')
+      .description('one SFT checkpoint per seed, every method from it on the same budget; prints the side-by-side table of paired differences'),
+  )
+    .option('--suite <suite>', 'quick (about 15 minutes on 2 cores) | full (about 2.5 hours)')
+    .option('--out <dir>', 'where to keep the cells and write table.json, table.md and the curves (default <home>/experiments/<timestamp>)')
+    .option('--resume <dir>', 'go on with the experiment in <dir>: what its cells.jsonl holds is not done again')
     .action(
       act<ExperimentOptions>(async (_args, opts, out) => {
-        let suite;
-        try {
-          suite = suiteByName(opts.suite);
-        } catch (error) {
-          if (error instanceof SuiteError) throw new CliError(error.message, EXIT.usage);
-          throw error;
-        }
-        const dir = path.resolve(opts.out ?? path.join(resolveHome(opts.home), 'experiments', stamp(new Date())));
+        const store = openStore(opts);
+        const suite = store.header.suite;
+        const dir = store.dir;
         const bar = out.json ? null : createProgress(false);
         const onProgress = bar ? (p: ExperimentProgress) => bar.update(p.fraction, progressLabel(p), p.etaMs) : stderrProgress();
         const onLog = bar ? (line: string) => bar.log(line) : (line: string) => process.stderr.write(`${line}\n`);
+        const estimate = estimateSuite(suite);
+        onLog(
+          `suite ${suite.name} in ${dir}: ${store.cells.length} cell(s) already done; the whole suite is estimated at ${Math.round(estimate.idleMinutes)} min on a quiet 2-core machine, ${Math.round(estimate.busyMinutes)} min on a busy one`,
+        );
         const controller = new AbortController();
         const onSigint = () => {
           onLog('cancelling the current run and stopping (Ctrl+C again to force quit)…');
@@ -66,11 +89,11 @@ export function registerExperiment(program: Command): void {
         await withEngine(opts.home, async (api) => {
           let result;
           try {
-            result = await runExperiment(api, suite, { onProgress, onLog, signal: controller.signal });
+            result = await runExperiment(api, suite, { onProgress, onLog, signal: controller.signal, done: store.cells, onCell: (cell) => store.append(cell) });
           } catch (error) {
             if (!(error instanceof ExperimentCancelled)) throw error;
-            const files = writeReport(dir, summarize(error.partial));
-            throw new CliError(`experiment cancelled; the table of what finished is in ${path.dirname(files[0])}`, EXIT.error);
+            writeReport(dir, summarize(error.partial));
+            throw new CliError(`experiment cancelled; the table of what finished is in ${dir}; go on with: envace experiment --resume ${dir}`, EXIT.error);
           } finally {
             process.removeListener('SIGINT', onSigint);
             bar?.stop();
@@ -78,9 +101,10 @@ export function registerExperiment(program: Command): void {
           const summary = summarize(result);
           const files = writeReport(dir, summary);
           out.result({ ...summary, out: dir, files }, () =>
-            [renderHuman(summary), '', `wall time ${(summary.wallMs / 60_000).toFixed(1)} min; table and curves in ${dir}`].join('\n'),
+            [renderHuman(summary), '', `this session: ${(summary.wallMs / 60_000).toFixed(1)} min; table and curves in ${dir}`].join('\n'),
           );
-          if (summary.failures.length) throw new CliError(`${summary.failures.length} run(s) failed; the table shows what finished`, EXIT.error);
+          if (summary.failures.length)
+            throw new CliError(`${summary.failures.length} cell(s) failed; the table shows what finished; retry them with: envace experiment --resume ${dir}`, EXIT.error);
         });
       }),
     );

@@ -1,9 +1,11 @@
 /**
- * Which runs an experiment trains and which table rows each run's checkpoints give. SFT only and
- * envace share one `sft+envace` run: its checkpoint at the last SFT step is the SFT-only model.
+ * Which runs an experiment trains and which cells (evaluations) each gives. Per env and seed: one
+ * `sft` run, then every other method as its own run that starts from that run's last checkpoint
+ * (`initFrom`) with the same RL budget, rollout shape and seed — so each method's figures pair with
+ * the SFT checkpoint's on the same seed.
  */
 import type { RunConfigInput } from '../../contract';
-import { type EnvPlan, type Method, type RehearsalMode, type Suite, rwmlSplit } from './suite';
+import { type EnvPlan, type Method, type RehearsalMode, type Suite, REHEARSING, rwmlSplit } from './suite';
 
 /** A table row: a method, and for envace optionally a test-time rehearsal setting. */
 export interface Variant {
@@ -15,46 +17,41 @@ export function variantKey(v: Variant): string {
   return v.testTime ? `${v.method}+tt-${v.testTime.mode}-${v.testTime.rehearsals}` : v.method;
 }
 
-/** One evaluation to make of a run: the variant it measures, at the SFT checkpoint or the last step. */
+export type Split = 'heldout' | 'train';
+
+/** One evaluation cell of a run: a variant on a split, at the run's last checkpoint. */
 export interface EvalPlan {
+  key: string;
   variant: Variant;
-  at: 'sft' | 'last';
+  split: Split;
 }
 
 export interface RunPlan {
+  /** `env/seed/method`: the run cell's key. */
+  key: string;
   env: string;
   seed: number;
-  /** The methods whose curves this run draws (sft has none of its own when it shares envace's run). */
-  methods: Method[];
+  method: Method;
+  /** The run's config; an RL method's `initFrom` is filled in once its seed's SFT run exists (withInit). */
   config: RunConfigInput;
-  /** Steps of the run when the engine gives every method its SFT warm start. */
-  plannedSteps: number;
-  /** Steps after the warm start (the budget compared across methods). */
-  rlSteps: number;
-  /** SFT warm-start steps on this env (the SFT-only checkpoint). */
-  sftSteps: number;
-  /** Held-out tasks per evaluation on this env. */
+  /** Steps the run trains: sftSteps for the SFT run, the RL budget for every method. */
+  steps: number;
   evalLimit: number;
   evals: EvalPlan[];
-  /** Reality-check rehearsed rollouts of the RL stage for the fidelity curve. */
+  /** Reality-check its rehearsed training rollouts (methods that rehearse). */
   realityCheck: boolean;
 }
 
-function baseConfig(plan: EnvPlan, seed: number, sftSteps: number): RunConfigInput {
-  return {
-    env: plan.env,
-    worldSize: plan.worldSize,
-    model: { preset: plan.preset },
-    seed,
-    provider: 'cpu',
-    rollout: plan.rollout,
-    optim: plan.optim,
-    // World-model SFT: every method starts from a policy that has seen real observations.
-    sft: { steps: sftSteps, worldModelLoss: true },
-    // The SFT checkpoint (SFT-only row) and the last step are the ones evaluated.
-    checkpointEvery: sftSteps,
-  };
+export interface SeedPlan {
+  env: string;
+  seed: number;
+  sft: RunPlan;
+  /** Every other method, each from the SFT run's checkpoint. */
+  methods: RunPlan[];
 }
+
+export const runKey = (env: string, seed: number, method: Method) => `${env}/${seed}/${method}`;
+export const evalKey = (env: string, seed: number, v: Variant, split: Split) => `${env}/${seed}/${variantKey(v)}/${split}`;
 
 export function testTimeVariants(suite: Pick<Suite, 'testTime'>): Variant[] {
   return suite.testTime.modes.flatMap((mode) =>
@@ -62,61 +59,79 @@ export function testTimeVariants(suite: Pick<Suite, 'testTime'>): Variant[] {
   );
 }
 
-/** The runs for one env and seed, in training order. */
-export function planRuns(suite: Suite, plan: EnvPlan, seed: number): RunPlan[] {
-  const S = plan.sftSteps ?? suite.sftSteps;
-  const N = suite.rlSteps;
-  const base = baseConfig(plan, seed, S);
-  const has = (m: Method) => suite.methods.includes(m);
-  const runs: RunPlan[] = [];
-  const common = { env: plan.env, seed, rlSteps: N, sftSteps: S, evalLimit: plan.evalLimit ?? suite.evalLimit };
-  if (has('envace')) {
-    const evals: EvalPlan[] = [
-      { variant: { method: 'envace', testTime: null }, at: 'last' },
-      ...testTimeVariants(suite).map((variant) => ({ variant, at: 'last' as const })),
-    ];
-    if (has('sft')) evals.unshift({ variant: { method: 'sft', testTime: null }, at: 'sft' });
-    runs.push({
-      ...common,
-      methods: ['envace'],
-      config: { ...base, algo: 'sft+envace', steps: N },
-      plannedSteps: S + N,
-      evals,
-      realityCheck: suite.fidelityEvery > 0,
-    });
-  } else if (has('sft')) {
-    runs.push({
-      ...common,
-      methods: ['sft'],
-      config: { ...base, algo: 'sft', steps: S },
-      plannedSteps: S,
-      rlSteps: 0,
-      evals: [{ variant: { method: 'sft', testTime: null }, at: 'last' }],
-      realityCheck: false,
-    });
+/** The config fields that make a method what it is, on top of the shared ones. */
+function methodConfig(method: Exclude<Method, 'sft'>, suite: Suite): Omit<RunConfigInput, 'env'> {
+  switch (method) {
+    case 'paw':
+      return { algo: 'paw', steps: suite.rlSteps, paw: { worldLoss: 'cmae' } };
+    case 'paw-ce':
+      return { algo: 'paw', steps: suite.rlSteps, paw: { worldLoss: 'ce' } };
+    case 'rwml': {
+      const { rwmlSteps, policySteps } = rwmlSplit(suite);
+      return { algo: 'rwml+grpo-real', steps: policySteps, rwml: { stageSteps: rwmlSteps } };
+    }
+    default:
+      return { algo: method, steps: suite.rlSteps };
   }
-  const rl = (method: Method, config: RunConfigInput, plannedSteps: number): RunPlan => ({
-    ...common,
-    methods: [method],
-    config,
-    plannedSteps,
-    evals: [{ variant: { method, testTime: null }, at: 'last' }],
-    realityCheck: false,
-  });
-  if (has('grpo-real')) runs.push(rl('grpo-real', { ...base, algo: 'grpo-real', steps: N }, S + N));
-  if (has('paw')) runs.push(rl('paw', { ...base, algo: 'paw', steps: N }, S + N));
-  if (has('rwml')) {
-    const { rwmlSteps, policySteps } = rwmlSplit(suite);
-    runs.push(rl('rwml', { ...base, algo: 'rwml+grpo-real', steps: policySteps, rwml: { stageSteps: rwmlSteps } }, S + N));
-  }
-  return runs;
 }
 
-/**
- * Whether the engine gave this run its SFT warm start: a run of `plannedSteps` did; a run of only
- * `rlSteps` is an engine that honours `sft.steps` for `sft+envace` alone, and trained from scratch.
- */
-export function warmStarted(plan: RunPlan, totalSteps: number): boolean {
-  if (plan.config.algo === 'sft' || plan.config.algo === 'sft+envace') return true;
-  return totalSteps === plan.plannedSteps;
+export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
+  const S = plan.sftSteps ?? suite.sftSteps;
+  const evalLimit = plan.evalLimit ?? suite.evalLimit;
+  const shared: RunConfigInput = {
+    env: plan.env,
+    worldSize: plan.worldSize,
+    ...(plan.taskMix ? { taskMix: plan.taskMix } : {}),
+    model: { preset: plan.preset },
+    seed,
+    provider: 'cpu',
+    rollout: plan.rollout,
+    optim: plan.optim,
+    // Nothing evaluates on the way: only the last checkpoint is evaluated or started from.
+    evalEvery: 0,
+  };
+  const evals = (v: Variant, splits: Split[]): EvalPlan[] => splits.map((split) => ({ key: evalKey(plan.env, seed, v, split), variant: v, split }));
+  const plain = (method: Method) => evals({ method, testTime: null }, ['heldout', 'train']);
+  const sftRollout = plan.sftRows ? { ...plan.rollout, k: 1, tasksPerStep: plan.sftRows } : plan.rollout;
+  const sft: RunPlan = {
+    key: runKey(plan.env, seed, 'sft'),
+    env: plan.env,
+    seed,
+    method: 'sft',
+    // World-model SFT: the checkpoint has seen real observations, which the rehearsing methods imagine.
+    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: true }, checkpointEvery: S },
+    steps: S,
+    evalLimit,
+    evals: plain('sft'),
+    realityCheck: false,
+  };
+  const methods = suite.methods
+    .filter((m): m is Exclude<Method, 'sft'> => m !== 'sft')
+    .map(
+      (method): RunPlan => ({
+        key: runKey(plan.env, seed, method),
+        env: plan.env,
+        seed,
+        method,
+        config: { ...shared, ...methodConfig(method, suite), sft: { steps: 0 }, checkpointEvery: suite.rlSteps },
+        steps: suite.rlSteps,
+        evalLimit,
+        evals: [
+          ...plain(method),
+          ...(method === 'envace' ? testTimeVariants(suite).flatMap((v) => evals(v, ['heldout'])) : []),
+        ],
+        realityCheck: REHEARSING.has(method),
+      }),
+    );
+  return { env: plan.env, seed, sft, methods };
+}
+
+/** Every env × seed of a suite, in training order. */
+export function planSuite(suite: Suite): SeedPlan[] {
+  return suite.envs.flatMap((env) => suite.seeds.map((seed) => planSeed(suite, env, seed)));
+}
+
+/** The RL run's config, started from the SFT run's last checkpoint. */
+export function withInit(plan: RunPlan, sftRunId: string, sftStep: number): RunConfigInput {
+  return { ...plan.config, initFrom: { runId: sftRunId, step: sftStep } };
 }

@@ -1,7 +1,8 @@
-/** The experiment's outputs: the JSON summary, table.json, table.md and one SVG per env and curve kind. */
+/** The experiment's outputs: the JSON summary, table.json, table.md and the curves as SVG per env. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type MeanCurve, type TableRow, aggregate, meanCurves, variantOrder } from './aggregate';
+import { type MeanCurve, type TableRow, aggregate, meanCurves } from './aggregate';
+import type { Cell } from './cells';
 import { SPREAD_NOTE, renderMarkdown, renderText } from './format';
 import type { ExperimentResult, RunFailure } from './runner';
 import { METHOD_LABELS } from './suite';
@@ -10,15 +11,16 @@ import { lineChart } from './svg';
 export interface ExperimentSummary {
   suite: string;
   seeds: number[];
-  /** Per env: model, SFT warm-start steps and held-out tasks per evaluation. */
+  /** Per env: model, SFT steps and tasks per evaluation. */
   envs: Array<{ env: string; preset: string; sftSteps: number; evalLimit: number }>;
   rlSteps: number;
+  /** This session's wall time. */
   wallMs: number;
   spread: string;
   rows: TableRow[];
   curves: MeanCurve[];
   failures: RunFailure[];
-  measurements: ExperimentResult['measurements'];
+  cells: Cell[];
 }
 
 export function summarize(result: ExperimentResult): ExperimentSummary {
@@ -30,35 +32,37 @@ export function summarize(result: ExperimentResult): ExperimentSummary {
     rlSteps: s.rlSteps,
     wallMs: result.wallMs,
     spread: SPREAD_NOTE,
-    rows: aggregate(
-      result.measurements,
-      s.envs.map((e) => e.env),
-      variantOrder(s),
-    ),
-    curves: meanCurves(result.curves),
+    rows: aggregate(result.cells, s),
+    curves: meanCurves(result.cells),
     failures: result.failures,
-    measurements: result.measurements,
+    cells: result.cells,
   };
 }
 
-const KIND_TITLES = { reward: 'training reward (mean over seeds)', fidelity: 'world-model fidelity: imagined vs real observations' } as const;
+/** One chart per env and curve: which metric sources it draws and its y label. */
+const CHARTS = [
+  { file: 'reward', title: 'training reward (mean over seeds)', y: 'reward', sources: ['reward'] },
+  { file: 'reward-act', title: 'reward of the act role (mean over seeds)', y: 'reward', sources: ['reward/act'] },
+  { file: 'reward-rehearse', title: 'reward of the rehearse role (mean over seeds)', y: 'reward', sources: ['reward/rehearse'] },
+  { file: 'fidelity', title: 'world-model fidelity: imagined vs real observations', y: 'similarity', sources: ['reality-check', 'rwml/similarity'] },
+] as const;
 
 function seriesName(c: MeanCurve): string {
-  return c.kind === 'fidelity' ? `${METHOD_LABELS[c.method]} (${c.source})` : METHOD_LABELS[c.method];
+  return c.source === 'reality-check' || c.source === 'rwml/similarity' ? `${METHOD_LABELS[c.method]} (${c.source})` : METHOD_LABELS[c.method];
 }
 
-/** One chart per env and curve kind: `<env>-reward.svg`, `<env>-fidelity.svg`. */
+/** `<env>-reward.svg`, `<env>-reward-act.svg`, `<env>-reward-rehearse.svg`, `<env>-fidelity.svg`. */
 export function charts(summary: ExperimentSummary): Array<{ file: string; svg: string }> {
   const envs = [...new Set(summary.rows.map((r) => r.env))];
   return envs.flatMap((env) =>
-    (['reward', 'fidelity'] as const).map((kind) => ({
-      file: `${env}-${kind}.svg`,
+    CHARTS.map((chart) => ({
+      file: `${env}-${chart.file}.svg`,
       svg: lineChart({
-        title: `${env}: ${KIND_TITLES[kind]}`,
-        xLabel: 'RL step (after the SFT warm start)',
-        yLabel: kind === 'reward' ? 'reward' : 'similarity',
+        title: `${env}: ${chart.title}`,
+        xLabel: 'RL step (from the SFT checkpoint)',
+        yLabel: chart.y,
         series: summary.curves
-          .filter((c) => c.env === env && c.kind === kind)
+          .filter((c) => c.env === env && (chart.sources as readonly string[]).includes(c.source))
           .map((c) => ({ name: seriesName(c), points: c.steps.map((s, i) => [s, c.values[i]] as [number, number]) })),
       }),
     })),
@@ -68,7 +72,7 @@ export function charts(summary: ExperimentSummary): Array<{ file: string; svg: s
 export function renderHuman(summary: ExperimentSummary): string {
   const lines = [renderText(summary.rows)];
   if (summary.failures.length)
-    lines.push('', 'failed runs:', ...summary.failures.map((f) => `  ${f.env} seed ${f.seed} ${f.methods.join('+')}: ${f.error}`));
+    lines.push('', 'failed:', ...summary.failures.map((f) => `  ${f.env} seed ${f.seed} ${f.method}: ${f.error}`));
   return lines.join('\n');
 }
 

@@ -1,20 +1,31 @@
 /**
  * Experiment suites: which environments, seeds and methods `envace experiment` compares, and the
- * one training budget every method gets (algorithms.md "Evaluation and the side-by-side table").
+ * one budget every method gets (algorithms.md "Evaluation and the side-by-side table"). Per env and
+ * seed one SFT run is trained; every other method starts from its checkpoint (`initFrom`) with the
+ * same RL budget, so a method's row is a paired difference from that checkpoint.
  */
 import type { RunConfigInput } from '../../contract';
 
-/** The methods of the side-by-side table. `rwml` is RWML → grpo-real. */
-export const METHODS = ['sft', 'grpo-real', 'envace', 'paw', 'rwml'] as const;
+/**
+ * The trained rows of the table, in table order. `sft` is the shared SFT checkpoint itself;
+ * `paw-ce` is PaW with cross-entropy instead of CMAE (the paper's ablation); `rwml` is RWML → grpo-real.
+ */
+export const METHODS = ['sft', 'grpo-real', 'envace', 'envace-no-rehearse-loss', 'envace-shared-baseline', 'paw', 'paw-ce', 'rwml'] as const;
 export type Method = (typeof METHODS)[number];
 
 export const METHOD_LABELS: Record<Method, string> = {
   sft: 'SFT only',
   'grpo-real': 'grpo-real',
   envace: 'envace',
+  'envace-no-rehearse-loss': 'envace, no rehearse loss',
+  'envace-shared-baseline': 'envace, shared baseline',
   paw: 'PaW',
+  'paw-ce': 'PaW (CE world loss)',
   rwml: 'RWML → grpo-real',
 };
+
+/** Methods that train on rehearsed rollouts: their imagined observations are reality-checked. */
+export const REHEARSING: ReadonlySet<Method> = new Set(['envace', 'envace-no-rehearse-loss', 'envace-shared-baseline']);
 
 export type RehearsalMode = 'parallel' | 'sequential';
 
@@ -23,10 +34,14 @@ export interface EnvPlan {
   env: string;
   preset: 'nano' | 'tiny' | 'small';
   worldSize: number;
+  taskMix?: 'lookups' | 'chains' | 'all';
   /** Rollout knobs shared by every method on this env (k, tasksPerStep, turn and token limits). */
   rollout: NonNullable<RunConfigInput['rollout']>;
+  /** Optimiser of every run; its `stages.sft` drives the SFT run, `stages.rl` / `stages.world` the methods. */
   optim: NonNullable<RunConfigInput['optim']>;
-  /** This env's SFT warm-start steps and held-out tasks per evaluation, when not the suite's. */
+  /** Demonstrations per SFT step (the SFT run's batch, k = 1), when not tasksPerStep × k. */
+  sftRows?: number;
+  /** This env's SFT steps and tasks per evaluation, when not the suite's. */
   sftSteps?: number;
   evalLimit?: number;
 }
@@ -36,96 +51,96 @@ export interface Suite {
   envs: EnvPlan[];
   seeds: number[];
   methods: Method[];
-  /** SFT warm-start steps every method starts from. */
+  /** Steps of each seed's SFT run (the checkpoint every method starts from). */
   sftSteps: number;
-  /** RL steps after the warm start, the same for every RL method (RWML's stage counts inside it). */
+  /** RL steps every method trains from that checkpoint (RWML's world-model stage counts inside it). */
   rlSteps: number;
   /** Share of `rlSteps` that RWML → grpo-real spends on its world-model stage. */
   rwmlShare: number;
-  /** Held-out tasks per evaluation (always in the real environment). */
+  /** Tasks per evaluation, on the held-out split and on the training split alike (real environment). */
   evalLimit: number;
-  /** Test-time private rehearsal variants evaluated for envace. */
+  /** Test-time private rehearsal variants evaluated for envace (held-out only). */
   testTime: { modes: RehearsalMode[]; rehearsals: number[] };
-  /** Reality-check rehearsed rollouts every this many RL steps for the fidelity curve (0 = never). */
+  /** Reality-check rehearsed rollouts every this many RL steps besides the first and last (0 = those two only). */
   fidelityEvery: number;
-  /** Rehearsed rollouts reality-checked per sampled step. */
+  /** Rehearsed rollouts reality-checked per checked step. */
   fidelitySamples: number;
+  /** At most this many training rollouts of a run are read for the "Error" observation rates. */
+  errorRollouts: number;
 }
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
 }
 
+// RL-stage optimiser of the recipes (electron/engine/recipes.ts): a constant, lower rate after SFT.
+const nanoOptim = { lr: 3e-3, warmupSteps: 10, stages: { rl: { lr: 5e-4, warmupSteps: 1, schedule: 'constant' }, world: { lr: 5e-4, warmupSteps: 1, schedule: 'constant' } } } as const;
+const tinyOptim = { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-4, warmupSteps: 2, schedule: 'constant' }, world: { lr: 3e-4, warmupSteps: 2, schedule: 'constant' } } } as const;
+
+/**
+ * quick's env: nano's 256-token context fits one-call look-ups only (recipes.ts), so the task mix is
+ * look-ups; 400 SFT steps of 8 demonstrations is where test/integration/algorithms/training.test.ts
+ * sees nano solve ≥ 25% of training look-ups — a mid-range start that leaves RL room to move.
+ * worldSize 8: 59 training and 22 held-out look-ups. The rollout shape is the nano recipe's with 2
+ * tasks a step instead of 4 (8 rollouts), which halves the cost of a step.
+ */
 const retailNano: EnvPlan = {
   env: 'retail',
   preset: 'nano',
-  worldSize: 5,
-  // The shape the algorithms tests train with: episodes that fit nano's 256-token context.
-  rollout: { k: 2, tasksPerStep: 4, maxTurns: 3, maxTokensPerTurn: 96, maxObservationTokens: 32, temperature: 0.8, toolSchemas: 'none' },
-  optim: { lr: 3e-3, warmupSteps: 2 },
-  // SFT on nano is cheap (~0.1 s a step); 400 steps is where the algorithms tests see the first
-  // held-out look-ups succeed.
-  sftSteps: 400,
-  evalLimit: 30,
+  worldSize: 8,
+  taskMix: 'lookups',
+  rollout: { k: 4, tasksPerStep: 2, maxTurns: 4, maxTokensPerTurn: 64, maxObservationTokens: 48, temperature: 0.8, toolSchemas: 'none' },
+  optim: nanoOptim,
+  sftRows: 8,
 };
 
-const householdTiny: EnvPlan = {
-  env: 'household',
+/** The tiny recipe (recipes.ts) on retail and on household: whole observations, six turns. */
+const retailTiny: EnvPlan = {
+  env: 'retail',
   preset: 'tiny',
-  worldSize: 3,
-  // Gold plans take 2–8 calls; six turns leave the shorter half solvable at tiny's cost per token.
-  rollout: { k: 2, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 40, maxObservationTokens: 40, temperature: 0.8, toolSchemas: 'none' },
-  optim: { lr: 2e-3, warmupSteps: 2 },
-  // tiny costs ~1 s a step here on 2 busy cores; test-time rehearsal evaluations dominate the rest.
-  sftSteps: 150,
-  evalLimit: 8,
+  worldSize: 20,
+  rollout: { k: 4, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 96, maxObservationTokens: 384, temperature: 0.8, toolSchemas: 'none' },
+  optim: tinyOptim,
 };
+const householdTiny: EnvPlan = { ...retailTiny, env: 'household', worldSize: 3 };
+/** full's SFT runs take 6 demonstrations a step (the recipe's 8 would not fit 2.5 hours): 2,400 in 400 steps. */
+const fullEnvs = [retailTiny, householdTiny].map((e) => ({ ...e, sftRows: 6 }));
+
+const TEST_TIME = { modes: ['parallel', 'sequential'] as RehearsalMode[], rehearsals: [1, 2, 4] };
 
 /**
- * `quick` is sized to finish within about 15 minutes on a 2-core machine: it took 8.4 minutes on
- * 2 cores shared with other work (16 runs, 44 evaluations). `full` is the overnight comparison.
+ * Budgets sized by estimate.ts from the bench throughputs: quick ≈ 9 min on a quiet 2-core machine,
+ * 16 min with other work on both cores (limit 20); full ≈ 78 / 148 min (limit 2.5 h). Not measured
+ * yet: `envace experiment` prints the estimate when it starts and the wall time when it ends.
  */
 export const SUITES: Record<'quick' | 'full', Suite> = {
   quick: {
     name: 'quick',
-    envs: [retailNano, householdTiny],
+    envs: [retailNano],
     seeds: [1, 2],
     methods: [...METHODS],
-    sftSteps: 150,
+    sftSteps: 400,
     rlSteps: 8,
     rwmlShare: 0.5,
-    evalLimit: 12,
-    testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 2, 4] },
-    fidelityEvery: 2,
+    evalLimit: 16,
+    testTime: TEST_TIME,
+    fidelityEvery: 0,
     fidelitySamples: 2,
+    errorRollouts: 200,
   },
   full: {
     name: 'full',
-    envs: [
-      {
-        ...retailNano,
-        preset: 'tiny',
-        rollout: { ...retailNano.rollout, k: 4, maxTurns: 6, maxObservationTokens: 96 },
-        sftSteps: undefined,
-        evalLimit: undefined,
-      },
-      {
-        ...householdTiny,
-        worldSize: 6,
-        rollout: { ...householdTiny.rollout, k: 4, tasksPerStep: 4, maxTurns: 9 },
-        sftSteps: undefined,
-        evalLimit: undefined,
-      },
-    ],
-    seeds: [1, 2, 3, 4, 5],
+    envs: fullEnvs,
+    seeds: [1, 2, 3],
     methods: [...METHODS],
-    sftSteps: 1500,
-    rlSteps: 200,
+    sftSteps: 400,
+    rlSteps: 10,
     rwmlShare: 0.5,
-    evalLimit: 50,
-    testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 2, 4] },
-    fidelityEvery: 10,
-    fidelitySamples: 4,
+    evalLimit: 20,
+    testTime: TEST_TIME,
+    fidelityEvery: 4,
+    fidelitySamples: 2,
+    errorRollouts: 300,
   },
 };
 
@@ -140,24 +155,28 @@ export function checkSuite(s: Suite): void {
     throw new SuiteError(`suite ${s.name}: ${msg}`);
   };
   if (!s.envs.length) fail('needs at least one environment');
+  if (new Set(s.envs.map((e) => e.env)).size !== s.envs.length) fail('environments must be distinct');
   if (!s.seeds.length) fail('needs at least one seed');
   if (new Set(s.seeds).size !== s.seeds.length) fail('seeds must be distinct');
   if (!s.methods.length) fail('needs at least one method');
   for (const m of s.methods) if (!METHODS.includes(m)) fail(`unknown method "${m}"`);
-  if (!Number.isInteger(s.sftSteps) || s.sftSteps < 1) fail('sftSteps must be a positive integer (every method starts from SFT)');
+  if (!Number.isInteger(s.sftSteps) || s.sftSteps < 1) fail('sftSteps must be a positive integer (every method starts from the SFT checkpoint)');
   if (!Number.isInteger(s.rlSteps) || s.rlSteps < 1) fail('rlSteps must be a positive integer');
   if (s.methods.includes('rwml') && s.rlSteps < 2) fail('RWML → grpo-real needs rlSteps ≥ 2 (one step per stage at least)');
   if (!(s.rwmlShare > 0 && s.rwmlShare < 1)) fail('rwmlShare must lie strictly between 0 and 1');
   if (!Number.isInteger(s.evalLimit) || s.evalLimit < 1) fail('evalLimit must be a positive integer');
+  if (!Number.isInteger(s.fidelityEvery) || s.fidelityEvery < 0) fail('fidelityEvery must be 0 or a positive integer');
+  if (!Number.isInteger(s.errorRollouts) || s.errorRollouts < 0) fail('errorRollouts must be 0 or a positive integer');
   for (const e of s.envs) {
     if (e.sftSteps !== undefined && (!Number.isInteger(e.sftSteps) || e.sftSteps < 1)) fail(`${e.env}: sftSteps must be a positive integer`);
     if (e.evalLimit !== undefined && (!Number.isInteger(e.evalLimit) || e.evalLimit < 1)) fail(`${e.env}: evalLimit must be a positive integer`);
+    if (e.sftRows !== undefined && (!Number.isInteger(e.sftRows) || e.sftRows < 1)) fail(`${e.env}: sftRows must be a positive integer`);
   }
   for (const n of s.testTime.rehearsals) if (!Number.isInteger(n) || n < 1 || n > 16) fail(`test-time rehearsals must be 1–16, got ${n}`);
 }
 
 /** RWML's world-model stage and its grpo-real stage within the shared RL budget. */
-export function rwmlSplit(s: Suite): { rwmlSteps: number; policySteps: number } {
+export function rwmlSplit(s: Pick<Suite, 'rlSteps' | 'rwmlShare'>): { rwmlSteps: number; policySteps: number } {
   const rwmlSteps = Math.min(s.rlSteps - 1, Math.max(1, Math.round(s.rlSteps * s.rwmlShare)));
   return { rwmlSteps, policySteps: s.rlSteps - rwmlSteps };
 }

@@ -1,28 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, meanCurves, meanStd, variantLabel, variantOrder } from '../../../../electron/engine/experiment/aggregate';
-import type { Variant } from '../../../../electron/engine/experiment/plan';
-import type { Curve, Measurement } from '../../../../electron/engine/experiment/runner';
-
-const measurement = (over: Partial<Measurement>): Measurement => ({
-  env: 'retail',
-  seed: 1,
-  variant: { method: 'envace', testTime: null },
-  runId: 'run-x',
-  step: 10,
-  warmStart: true,
-  success: 0,
-  meanScore: 0,
-  invalidActionRate: 0,
-  envCallsPerTask: 0,
-  tokensPerTask: 0,
-  evalWallMs: 0,
-  fidelity: null,
-  gatherEnvCalls: 0,
-  trainEnvCalls: 0,
-  trainEnvCallsTotal: 0,
-  trainWallMs: 0,
-  ...over,
-});
+import { aggregate, meanCurves, meanStd, pairedDelta } from '../../../../electron/engine/experiment/aggregate';
+import type { Method } from '../../../../electron/engine/experiment/suite';
+import { evalCell, runCell } from './fixtures';
 
 describe('meanStd', () => {
   it('is the mean and the sample standard deviation (n − 1)', () => {
@@ -30,95 +9,130 @@ describe('meanStd', () => {
     expect(s.mean).toBe(5);
     // Population std of this set is 2; the sample std is sqrt(32 / 7).
     expect(s.std).toBeCloseTo(Math.sqrt(32 / 7), 12);
-    expect(s.n).toBe(8);
-  });
-
-  it('one value has no spread, none is null, non-finite values are left out', () => {
     expect(meanStd([0.25])).toEqual({ mean: 0.25, std: null, n: 1 });
     expect(meanStd([])).toBeNull();
-    expect(meanStd([1, Number.NaN, 3])).toEqual({ mean: 2, std: Math.SQRT2, n: 2 });
+  });
+});
+
+describe('pairedDelta', () => {
+  it('per seed the method minus its own seed’s base, then mean ± sample sd, with each seed’s sign', () => {
+    // Seeds 1, 2, 3: differences +0.2, −0.1, 0; seed 4 has no base.
+    const d = pairedDelta(
+      new Map([
+        [1, 0.5],
+        [2, 0.3],
+        [3, 0.25],
+        [4, 0.9],
+      ]),
+      new Map([
+        [1, 0.3],
+        [2, 0.4],
+        [3, 0.25],
+      ]),
+      [1, 2, 3, 4],
+    )!;
+    expect(d.mean).toBeCloseTo(0.1 / 3, 12);
+    expect(d.std).toBeCloseTo(Math.sqrt(((0.2 - 0.1 / 3) ** 2 + (-0.1 - 0.1 / 3) ** 2 + (0.1 / 3) ** 2) / 2), 12);
+    expect(d.n).toBe(3);
+    expect(d.signs).toEqual(['+', '−', '0', '·']);
+  });
+
+  it('pairs by seed, not by position: unpaired means would hide a per-seed gain', () => {
+    // The method beats SFT by 0.1 on every seed although the seeds differ a lot.
+    const method = new Map([
+      [1, 0.1],
+      [2, 0.9],
+    ]);
+    const base = new Map([
+      [2, 0.8],
+      [1, 0.0],
+    ]);
+    const d = pairedDelta(method, base, [1, 2])!;
+    expect(d.mean).toBeCloseTo(0.1, 12);
+    expect(d.std).toBeCloseTo(0, 12);
+    expect(d.signs).toEqual(['+', '+']);
+    expect(pairedDelta(method, new Map(), [1, 2])).toBeNull();
   });
 });
 
 describe('aggregate', () => {
-  const tt: Variant = { method: 'envace', testTime: { mode: 'sequential', rehearsals: 2 } };
-  const ms = [
-    measurement({ seed: 1, success: 0.2, trainEnvCalls: 0, trainWallMs: 1000 }),
-    measurement({ seed: 2, success: 0.4, trainEnvCalls: 0, trainWallMs: 3000 }),
-    measurement({ seed: 1, variant: tt, success: 0.5, fidelity: 0.3 }),
-    measurement({ seed: 1, variant: { method: 'grpo-real', testTime: null }, warmStart: false, trainEnvCalls: 40, success: 0.1 }),
-    measurement({ seed: 2, variant: { method: 'grpo-real', testTime: null }, warmStart: true, trainEnvCalls: 60, success: 0.3 }),
-    measurement({ env: 'household', seed: 1, success: 1 }),
+  const suite = { envs: [{ env: 'retail' }], seeds: [1, 2], methods: ['sft', 'grpo-real', 'envace'] as Method[], testTime: { modes: ['parallel' as const], rehearsals: [2] } };
+  const tt = { mode: 'parallel' as const, rehearsals: 2 };
+  const cells = [
+    runCell('sft', 1, { gatherEnvCalls: 300 }),
+    runCell('sft', 2, { gatherEnvCalls: 340 }),
+    evalCell('sft', 1, 'heldout', { success: 0.25, meanScore: 0.5 }),
+    evalCell('sft', 2, 'heldout', { success: 0.5, meanScore: 0.5 }),
+    evalCell('sft', 1, 'train', { success: 0.5 }),
+    evalCell('sft', 2, 'train', { success: 0.5 }),
+    runCell('grpo-real', 1, {
+      trainEnvCalls: 40,
+      groupsWithSignal: 0.5,
+      timing: { steps: 8, stepMs: 2000, rolloutMs: 1500, envMs: 100, generationMs: 1400, trainMs: 500 },
+      realErrors: { errors: 1, total: 4 },
+    }),
+    runCell('grpo-real', 2, {
+      trainEnvCalls: 60,
+      groupsWithSignal: 1,
+      timing: { steps: 8, stepMs: 4000, rolloutMs: 3000, envMs: 300, generationMs: 2700, trainMs: 1000 },
+      realErrors: { errors: 0, total: 4 },
+    }),
+    evalCell('grpo-real', 1, 'heldout', { success: 0.5, meanScore: 0.75 }),
+    evalCell('grpo-real', 2, 'heldout', { success: 0.25, meanScore: 0.25 }),
+    evalCell('grpo-real', 1, 'train', { success: 0.75 }),
+    runCell('envace', 1, { fidelityStart: 0.2, fidelityEnd: 0.4, imaginedErrors: { errors: 0, total: 10 }, checkedErrors: { imagined: { errors: 0, total: 5 }, real: { errors: 2, total: 5 } } }),
+    evalCell('envace', 1, 'heldout', { success: 0.5 }),
+    evalCell('envace', 1, 'heldout', { success: 0.75, fidelity: 0.3 }, tt),
   ];
-  const rows = aggregate(ms, ['retail', 'household'], [{ method: 'grpo-real', testTime: null }, { method: 'envace', testTime: null }, tt]);
+  const rows = aggregate(cells, suite);
+  const row = (variant: string) => rows.find((r) => r.variant === variant)!;
 
-  it('one row per env and variant, in the order given', () => {
-    expect(rows.map((r) => [r.env, r.variant])).toEqual([
-      ['retail', 'grpo-real'],
-      ['retail', 'envace'],
-      ['retail', 'envace+tt-sequential-2'],
-      ['household', 'grpo-real'],
-      ['household', 'envace'],
-      ['household', 'envace+tt-sequential-2'],
-    ]);
+  it('one row per variant in table order; the SFT row has no Δ of its own', () => {
+    expect(rows.map((r) => r.variant)).toEqual(['sft', 'grpo-real', 'envace', 'envace+tt-parallel-2']);
+    expect(row('sft').heldout.deltaSuccess).toBeNull();
+    expect(row('sft').heldout.success).toEqual({ mean: 0.375, std: Math.sqrt(0.03125), n: 2 });
   });
 
-  it('averages each figure over the seeds of its env and variant only', () => {
-    const envace = rows[1];
-    expect(envace.n).toBe(2);
-    expect(envace.success!.mean).toBeCloseTo(0.3, 12);
-    expect(envace.success!.std).toBeCloseTo(Math.sqrt(0.02), 12);
-    expect(envace.trainWallS).toEqual({ mean: 2, std: Math.SQRT2, n: 2 });
-    expect(envace.fidelity).toBeNull();
-    expect(rows[2].fidelity).toEqual({ mean: 0.3, std: null, n: 1 });
-    expect(rows[0].trainEnvCalls!.mean).toBe(50);
-    expect(rows[4].success).toEqual({ mean: 1, std: null, n: 1 });
+  it('Δ against the same seed’s SFT checkpoint, held-out and training tasks apart', () => {
+    const grpo = row('grpo-real');
+    // Held-out: seed 1 +0.25, seed 2 −0.25.
+    expect(grpo.heldout.deltaSuccess).toEqual({ mean: 0, std: Math.sqrt(0.125), n: 2, signs: ['+', '−'] });
+    expect(grpo.heldout.deltaScore!.signs).toEqual(['+', '−']);
+    // Training tasks: only seed 1 was evaluated, +0.25.
+    expect(grpo.train.deltaSuccess).toEqual({ mean: 0.25, std: null, n: 1, signs: ['+', '·'] });
+    expect(row('envace+tt-parallel-2').heldout.deltaSuccess).toEqual({ mean: 0.5, std: null, n: 1, signs: ['+', '·'] });
+    expect(row('envace+tt-parallel-2').train.deltaSuccess).toBeNull();
   });
 
-  it('says when only some seeds had the SFT warm start, and leaves unmeasured rows empty', () => {
-    expect(rows[0].warmStart).toBe('mixed');
-    expect(rows[1].warmStart).toBe('yes');
-    expect(rows[3]).toMatchObject({ n: 0, success: null, trainEnvCalls: null });
-  });
-});
-
-describe('variantOrder and labels', () => {
-  it('lists envace’s test-time variants right after envace, only for the chosen methods', () => {
-    const order = variantOrder({ methods: ['rwml', 'envace', 'sft'], testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 4] } });
-    expect(order.map(variantLabel)).toEqual([
-      'SFT only',
-      'envace',
-      'envace + TT parallel N=1',
-      'envace + TT parallel N=4',
-      'envace + TT sequential N=1',
-      'envace + TT sequential N=4',
-      'RWML → grpo-real',
-    ]);
+  it('training figures from the row’s own run: data env calls include the seed’s SFT gathering, step time in seconds', () => {
+    const grpo = row('grpo-real');
+    expect(grpo.gatherEnvCalls).toEqual({ mean: 320, std: Math.sqrt(800), n: 2 });
+    expect(row('sft').gatherEnvCalls!.mean).toBe(320);
+    expect(grpo.trainEnvCalls!.mean).toBe(50);
+    expect(grpo.groupsWithSignal!.mean).toBe(0.75);
+    expect([grpo.stepS!.mean, grpo.generationS!.mean, grpo.envS!.mean, grpo.trainS!.mean]).toEqual([3, 2.05, 0.2, 0.75]);
+    expect(grpo.realErrorRate).toEqual({ mean: 0.125, std: Math.sqrt(0.03125), n: 2 });
+    const envace = row('envace');
+    expect([envace.fidelityStart!.mean, envace.fidelityEnd!.mean, envace.imaginedErrorRate!.mean]).toEqual([0.2, 0.4, 0]);
+    expect([envace.checkedImaginedErrorRate!.mean, envace.checkedRealErrorRate!.mean]).toEqual([0, 0.4]);
+    // Test-time rows reuse envace's run: no training figures of their own.
+    const ttRow = row('envace+tt-parallel-2');
+    expect([ttRow.trainEnvCalls, ttRow.stepS, ttRow.fidelityStart]).toEqual([null, null, null]);
+    expect(ttRow.testTimeFidelity!.mean).toBe(0.3);
   });
 });
 
 describe('meanCurves', () => {
-  const curve = (over: Partial<Curve>): Curve => ({
-    env: 'retail',
-    seed: 1,
-    method: 'envace',
-    kind: 'reward',
-    source: 'reward',
-    steps: [],
-    values: [],
-    ...over,
-  });
-
-  it('averages seeds step by step; a step only one seed reached keeps that seed’s value', () => {
+  it('averages seeds step by step per method and source; a step only one seed reached keeps its value', () => {
     const out = meanCurves([
-      curve({ seed: 1, steps: [1, 2, 3], values: [0, 0.5, 1] }),
-      curve({ seed: 2, steps: [1, 2], values: [1, 0.5] }),
-      curve({ method: 'paw', steps: [1], values: [0.7] }),
-      curve({ kind: 'fidelity', source: 'reality-check', steps: [2], values: [0.4] }),
+      runCell('envace', 1, { curves: [{ source: 'reward', steps: [1, 2, 3], values: [0, 0.5, 1] }] }),
+      runCell('envace', 2, { curves: [{ source: 'reward', steps: [1, 2], values: [1, 0.5] }, { source: 'reality-check', steps: [1], values: [0.4] }] }),
+      runCell('paw', 1, { curves: [{ source: 'reward', steps: [1], values: [0.7] }] }),
     ]);
-    expect(out).toHaveLength(3);
-    expect(out[0]).toEqual({ env: 'retail', kind: 'reward', method: 'envace', source: 'reward', seeds: 2, steps: [1, 2, 3], values: [0.5, 0.5, 1] });
-    expect(out[1]).toMatchObject({ method: 'paw', seeds: 1, values: [0.7] });
-    expect(out[2]).toMatchObject({ kind: 'fidelity', source: 'reality-check', steps: [2], values: [0.4] });
+    expect(out).toEqual([
+      { env: 'retail', method: 'envace', source: 'reward', seeds: 2, steps: [1, 2, 3], values: [0.5, 0.5, 1] },
+      { env: 'retail', method: 'envace', source: 'reality-check', seeds: 1, steps: [1], values: [0.4] },
+      { env: 'retail', method: 'paw', source: 'reward', seeds: 1, steps: [1], values: [0.7] },
+    ]);
   });
 });

@@ -1,87 +1,125 @@
 import { describe, expect, it } from 'vitest';
 import { RunConfig, plannedSteps } from '../../../../electron/contract';
-import { planRuns, variantKey, warmStarted } from '../../../../electron/engine/experiment/plan';
+import { variantLabel, variantOrder } from '../../../../electron/engine/experiment/aggregate';
+import { estimateSuite } from '../../../../electron/engine/experiment/estimate';
+import { planSeed, planSuite, variantKey, withInit } from '../../../../electron/engine/experiment/plan';
 import { SUITES, type Suite, SuiteError, checkSuite, rwmlSplit, suiteByName } from '../../../../electron/engine/experiment/suite';
 
 const suite: Suite = {
   ...SUITES.quick,
   name: 'test',
   envs: [{ ...SUITES.quick.envs[0], sftSteps: undefined, evalLimit: undefined }],
-  seeds: [7],
+  seeds: [7, 8],
   sftSteps: 30,
   rlSteps: 6,
   rwmlShare: 0.5,
   testTime: { modes: ['parallel', 'sequential'], rehearsals: [1, 2] },
 };
 
-describe('planRuns', () => {
-  const runs = planRuns(suite, suite.envs[0], 7);
+describe('planSeed', () => {
+  const seed = planSeed(suite, suite.envs[0], 7);
+  const configs = seed.methods.map((m) => RunConfig.parse(withInit(m, 'run-sft', 30)));
 
-  it('every run is a valid run config with the same seed, env, model and SFT warm start', () => {
-    expect(runs.map((r) => r.config.algo)).toEqual(['sft+envace', 'grpo-real', 'paw', 'rwml+grpo-real']);
-    for (const r of runs) {
-      const c = RunConfig.parse(r.config);
-      expect(c).toMatchObject({ env: 'retail', seed: 7, model: { preset: 'nano' }, sft: { steps: 30 } });
-      expect(c.rollout).toEqual(RunConfig.parse(runs[0].config).rollout);
-      // The SFT checkpoint exists because checkpoints fall on multiples of sftSteps.
-      expect(c.checkpointEvery).toBe(30);
+  it('one SFT run per seed; every other method is its own run that starts from that run’s last checkpoint', () => {
+    expect(RunConfig.parse(seed.sft.config)).toMatchObject({ algo: 'sft', steps: 30, seed: 7, checkpointEvery: 30, sft: { worldModelLoss: true } });
+    expect(seed.sft.config.initFrom).toBeUndefined();
+    expect(seed.methods.map((m) => m.method)).toEqual(['grpo-real', 'envace', 'envace-no-rehearse-loss', 'envace-shared-baseline', 'paw', 'paw-ce', 'rwml']);
+    for (const c of configs) {
+      expect(c.initFrom).toEqual({ runId: 'run-sft', step: 30 });
+      // No SFT of its own: the method's steps are all RL, from the shared checkpoint.
+      expect(c.sft.steps).toBe(0);
+      expect(c).toMatchObject({ env: 'retail', seed: 7, model: { preset: 'nano' }, taskMix: 'lookups', worldSize: suite.envs[0].worldSize });
+      expect(c.rollout).toEqual(configs[0].rollout);
+      expect(c.optim).toEqual(configs[0].optim);
     }
-  });
-
-  it('the same RL budget after SFT for every method; RWML splits it between its two stages', () => {
-    expect(runs.map((r) => r.plannedSteps)).toEqual([36, 36, 36, 36]);
-    const envace = RunConfig.parse(runs[0].config);
-    expect(plannedSteps(envace)).toBe(36);
-    const rwml = RunConfig.parse(runs[3].config);
-    expect(rwml.rwml.stageSteps + rwml.steps).toBe(6);
-    expect(rwmlSplit(suite)).toEqual({ rwmlSteps: 3, policySteps: 3 });
-    expect(rwmlSplit({ ...suite, rlSteps: 2, rwmlShare: 0.9 })).toEqual({ rwmlSteps: 1, policySteps: 1 });
-  });
-
-  it('SFT only is the envace run’s SFT checkpoint; envace is evaluated plain and with each test-time setting', () => {
-    expect(runs[0].evals.map((e) => [variantKey(e.variant), e.at])).toEqual([
-      ['sft', 'sft'],
-      ['envace', 'last'],
-      ['envace+tt-parallel-1', 'last'],
-      ['envace+tt-parallel-2', 'last'],
-      ['envace+tt-sequential-1', 'last'],
-      ['envace+tt-sequential-2', 'last'],
-    ]);
-    expect(runs[0].realityCheck).toBe(true);
-    expect(runs.slice(1).map((r) => r.evals.map((e) => variantKey(e.variant)))).toEqual([['grpo-real'], ['paw'], ['rwml']]);
-  });
-
-  it('an env’s own SFT steps and eval limit win over the suite’s', () => {
-    const [run] = planRuns(suite, { ...suite.envs[0], sftSteps: 50, evalLimit: 4 }, 7);
-    expect(run).toMatchObject({ sftSteps: 50, evalLimit: 4, plannedSteps: 56 });
-    expect(RunConfig.parse(run.config)).toMatchObject({ sft: { steps: 50 }, checkpointEvery: 50 });
-    expect(runs[0]).toMatchObject({ sftSteps: 30, evalLimit: suite.evalLimit });
-  });
-
-  it('without envace, SFT only gets its own sft run', () => {
-    const only = planRuns({ ...suite, methods: ['sft', 'grpo-real'] }, suite.envs[0], 1);
-    expect(only.map((r) => [r.config.algo, r.plannedSteps, r.rlSteps])).toEqual([
-      ['sft', 30, 0],
-      ['grpo-real', 36, 6],
+    expect(planSuite(suite).map((s) => [s.env, s.seed, s.sft.key])).toEqual([
+      ['retail', 7, 'retail/7/sft'],
+      ['retail', 8, 'retail/8/sft'],
     ]);
   });
 
-  it('warmStarted: a run as long as planned had its SFT stage; one of only the RL steps did not', () => {
-    const grpo = runs[1];
-    expect(warmStarted(grpo, 36)).toBe(true);
-    expect(warmStarted(grpo, 6)).toBe(false);
-    expect(warmStarted(runs[0], 36)).toBe(true);
+  it('equal budgets: every method trains rlSteps from the checkpoint; RWML splits them between its two stages', () => {
+    expect(configs.map((c) => plannedSteps(c))).toEqual([6, 6, 6, 6, 6, 6, 6]);
+    expect(seed.methods.every((m) => m.steps === 6)).toBe(true);
+    const rwml = configs[6];
+    expect(rwml).toMatchObject({ algo: 'rwml+grpo-real', steps: 3, rwml: { stageSteps: 3 } });
+    expect(rwmlSplit({ rlSteps: 2, rwmlShare: 0.9 })).toEqual({ rwmlSteps: 1, policySteps: 1 });
+    expect(configs.map((c) => [c.algo, c.paw.worldLoss])).toEqual([
+      ['grpo-real', 'cmae'],
+      ['envace', 'cmae'],
+      ['envace-no-rehearse-loss', 'cmae'],
+      ['envace-shared-baseline', 'cmae'],
+      ['paw', 'cmae'],
+      ['paw', 'ce'],
+      ['rwml+grpo-real', 'cmae'],
+    ]);
+  });
+
+  it('cells: each run evaluated on held-out and training tasks; envace also with each test-time setting, held-out', () => {
+    expect(seed.sft.evals.map((e) => e.key)).toEqual(['retail/7/sft/heldout', 'retail/7/sft/train']);
+    const envace = seed.methods.find((m) => m.method === 'envace')!;
+    expect(envace.evals.map((e) => `${variantKey(e.variant)}/${e.split}`)).toEqual([
+      'envace/heldout',
+      'envace/train',
+      'envace+tt-parallel-1/heldout',
+      'envace+tt-parallel-2/heldout',
+      'envace+tt-sequential-1/heldout',
+      'envace+tt-sequential-2/heldout',
+    ]);
+    expect(seed.methods.filter((m) => m.realityCheck).map((m) => m.method)).toEqual(['envace', 'envace-no-rehearse-loss', 'envace-shared-baseline']);
+    const keys = planSuite(suite).flatMap((s) => [s.sft, ...s.methods].flatMap((m) => [m.key, ...m.evals.map((e) => e.key)]));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('the SFT run can take its own batch (sftRows demonstrations a step)', () => {
+    const own = planSeed({ ...suite }, { ...suite.envs[0], sftRows: 5 }, 1);
+    expect(own.sft.config.rollout).toMatchObject({ k: 1, tasksPerStep: 5 });
+    expect(own.methods[0].config.rollout).toMatchObject({ k: suite.envs[0].rollout.k });
+  });
+
+  it('rows in the order of the issue: SFT, grpo-real, the envace family, PaW and its CE ablation, RWML, then test-time', () => {
+    expect(variantOrder(SUITES.quick).map(variantLabel)).toEqual([
+      'SFT only',
+      'grpo-real',
+      'envace',
+      'envace, no rehearse loss',
+      'envace, shared baseline',
+      'PaW',
+      'PaW (CE world loss)',
+      'RWML → grpo-real',
+      'envace + TT parallel N=1',
+      'envace + TT parallel N=2',
+      'envace + TT parallel N=4',
+      'envace + TT sequential N=1',
+      'envace + TT sequential N=2',
+      'envace + TT sequential N=4',
+    ]);
   });
 });
 
 describe('suites', () => {
-  it('quick and full are valid and every config they plan parses', () => {
+  it('quick and full are valid, every method in both, and every config they plan parses', () => {
     for (const s of [SUITES.quick, SUITES.full]) {
       checkSuite(s);
-      for (const env of s.envs) for (const r of planRuns(s, env, s.seeds[0])) expect(RunConfig.safeParse(r.config).success).toBe(true);
+      expect(s.methods).toHaveLength(8);
+      for (const seed of planSuite(s)) {
+        expect(RunConfig.safeParse(seed.sft.config).success).toBe(true);
+        for (const m of seed.methods) expect(RunConfig.safeParse(withInit(m, 'run-x', seed.sft.steps)).success).toBe(true);
+      }
     }
-    expect(SUITES.full.seeds.length).toBeGreaterThan(SUITES.quick.seeds.length);
+    expect(SUITES.quick.seeds).toHaveLength(2);
+    expect(SUITES.full.seeds).toHaveLength(3);
     expect(SUITES.full.rlSteps).toBeGreaterThan(SUITES.quick.rlSteps);
+  });
+
+  it('sized to their time limits by the estimate: quick ≤ 20 min and full ≤ 2.5 h on a busy 2-core machine', () => {
+    const quick = estimateSuite(SUITES.quick);
+    const full = estimateSuite(SUITES.full);
+    expect(quick.busyMinutes).toBeLessThanOrEqual(20);
+    expect(full.busyMinutes).toBeLessThanOrEqual(150);
+    expect(quick.busyMinutes).toBeGreaterThan(quick.idleMinutes);
+    // Doubling the RL budget costs more: the estimate follows the budgets.
+    expect(estimateSuite({ ...SUITES.quick, rlSteps: 16 }).rl).toBeCloseTo(2 * quick.rl, 6);
   });
 
   it('bad suites and names are refused with the reason', () => {
@@ -92,6 +130,7 @@ describe('suites', () => {
     expect(() => checkSuite({ ...suite, rlSteps: 1 })).toThrow(/rlSteps ≥ 2/);
     expect(() => checkSuite({ ...suite, methods: ['bogus' as never] })).toThrow(/unknown method "bogus"/);
     expect(() => checkSuite({ ...suite, envs: [{ ...suite.envs[0], sftSteps: 0 }] })).toThrow(/retail: sftSteps/);
+    expect(() => checkSuite({ ...suite, envs: [suite.envs[0], suite.envs[0]] })).toThrow(/environments must be distinct/);
     expect(() => checkSuite({ ...suite, testTime: { modes: ['parallel'], rehearsals: [0] } })).toThrow(/1–16/);
   });
 });

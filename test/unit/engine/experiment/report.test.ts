@@ -3,78 +3,75 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { charts, renderHuman, summarize, writeReport } from '../../../../electron/engine/experiment/report';
-import type { ExperimentResult, Measurement } from '../../../../electron/engine/experiment/runner';
+import type { ExperimentResult } from '../../../../electron/engine/experiment/runner';
 import { SUITES } from '../../../../electron/engine/experiment/suite';
+import { evalCell, runCell } from './fixtures';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'envace-exp-report-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const m = (over: Partial<Measurement>): Measurement => ({
-  env: 'retail',
-  seed: 1,
-  variant: { method: 'envace', testTime: null },
-  runId: 'run-a',
-  step: 12,
-  warmStart: true,
-  success: 0.5,
-  meanScore: 0.6,
-  invalidActionRate: 0.1,
-  envCallsPerTask: 1,
-  tokensPerTask: 50,
-  evalWallMs: 2000,
-  fidelity: null,
-  gatherEnvCalls: 0,
-  trainEnvCalls: 0,
-  trainEnvCallsTotal: 0,
-  trainWallMs: 4000,
-  ...over,
-});
-
-const suite = {
-  ...SUITES.quick,
-  envs: [SUITES.quick.envs[0]],
-  seeds: [1],
-  methods: ['envace', 'grpo-real'] as const,
-  testTime: { modes: ['parallel' as const], rehearsals: [2] },
-};
 const result: ExperimentResult = {
-  suite: { ...suite, methods: [...suite.methods] },
+  suite: { ...SUITES.quick, seeds: [1], methods: ['sft', 'envace', 'grpo-real'], testTime: { modes: ['parallel'], rehearsals: [2] } },
   startedAt: 0,
   wallMs: 90_000,
-  measurements: [m({}), m({ variant: { method: 'grpo-real', testTime: null }, runId: 'run-b', trainEnvCalls: 33, success: 0.25 })],
-  curves: [
-    { env: 'retail', seed: 1, method: 'envace', kind: 'reward', source: 'reward', steps: [1, 2], values: [0.1, 0.2] },
-    { env: 'retail', seed: 1, method: 'grpo-real', kind: 'reward', source: 'reward', steps: [1, 2], values: [0.3, 0.1] },
-    { env: 'retail', seed: 1, method: 'envace', kind: 'fidelity', source: 'reality-check', steps: [2], values: [0.4] },
+  cells: [
+    runCell('sft', 1, { gatherEnvCalls: 300 }),
+    evalCell('sft', 1, 'heldout', { success: 0.25 }),
+    runCell('grpo-real', 1, {
+      trainEnvCalls: 33,
+      curves: [
+        { source: 'reward', steps: [1, 2], values: [0.3, 0.1] },
+        { source: 'reward/act', steps: [1, 2], values: [0.3, 0.1] },
+      ],
+    }),
+    evalCell('grpo-real', 1, 'heldout', { success: 0.5 }),
+    runCell('envace', 1, {
+      curves: [
+        { source: 'reward', steps: [1, 2], values: [0.1, 0.2] },
+        { source: 'reward/act', steps: [1, 2], values: [0.1, 0.2] },
+        { source: 'reward/rehearse', steps: [1, 2], values: [0.2, 0.2] },
+        { source: 'reality-check', steps: [1, 2], values: [0.4, 0.5] },
+      ],
+    }),
+    evalCell('envace', 1, 'heldout', { success: 0.125 }),
   ],
-  failures: [{ env: 'retail', seed: 1, methods: ['paw'], runId: 'run-c', error: 'boom' }],
+  failures: [{ env: 'retail', seed: 1, method: 'paw', runId: 'run-c', error: 'boom' }],
 };
 
 describe('experiment report', () => {
   const summary = summarize(result);
 
-  it('summarize: rows in table order with the measured figures; unmeasured variants stay empty', () => {
-    expect(summary.rows.map((r) => r.label)).toEqual(['grpo-real', 'envace', 'envace + TT parallel N=2']);
-    expect(summary.rows[0]).toMatchObject({ n: 1, trainEnvCalls: { mean: 33 }, success: { mean: 0.25 } });
-    expect(summary.rows[1]).toMatchObject({ trainEnvCalls: { mean: 0 }, trainWallS: { mean: 4 }, evalWallS: { mean: 2 } });
-    expect(summary.rows[2].n).toBe(0);
-    expect(summary.curves).toHaveLength(3);
+  it('summarize: rows in table order with the paired Δ; unmeasured variants stay empty', () => {
+    expect(summary.rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'envace + TT parallel N=2']);
+    expect(summary.rows[1]).toMatchObject({ n: 1, trainEnvCalls: { mean: 33 }, gatherEnvCalls: { mean: 300 }, heldout: { deltaSuccess: { mean: 0.25, signs: ['+'] } } });
+    expect(summary.rows[2].heldout.deltaSuccess).toMatchObject({ mean: -0.125, signs: ['−'] });
+    expect(summary.rows[3].n).toBe(0);
+    expect(summary.curves).toHaveLength(6);
   });
 
-  it('one reward and one fidelity chart per env, each with its methods’ series', () => {
+  it('per env one chart of reward, of each role’s reward and of fidelity, each with its methods’ series', () => {
     const files = charts(summary);
-    expect(files.map((f) => f.file)).toEqual(['retail-reward.svg', 'retail-fidelity.svg']);
-    expect((files[0].svg.match(/<polyline/g) ?? []).length).toBe(2);
-    expect(files[1].svg).toContain('envace (reality-check)');
+    expect(files.map((f) => f.file)).toEqual(['retail-reward.svg', 'retail-reward-act.svg', 'retail-reward-rehearse.svg', 'retail-fidelity.svg']);
+    const lines = (svg: string) => (svg.match(/<polyline/g) ?? []).length;
+    expect(files.map((f) => lines(f.svg))).toEqual([2, 2, 1, 1]);
+    expect(files[3].svg).toContain('envace (reality-check)');
   });
 
-  it('writes table.json (the summary), table.md and the charts; the human text lists failures', () => {
+  it('writes table.json (the summary, cells included), table.md and the charts; the human text lists failures', () => {
     const written = writeReport(path.join(dir, 'out'), summary);
-    expect(written.map((f) => path.basename(f))).toEqual(['table.json', 'table.md', 'retail-reward.svg', 'retail-fidelity.svg']);
+    expect(written.map((f) => path.basename(f))).toEqual([
+      'table.json',
+      'table.md',
+      'retail-reward.svg',
+      'retail-reward-act.svg',
+      'retail-reward-rehearse.svg',
+      'retail-fidelity.svg',
+    ]);
     const json = JSON.parse(fs.readFileSync(written[0], 'utf8'));
-    expect(json.rows).toHaveLength(3);
+    expect(json.rows).toHaveLength(4);
+    expect(json.cells).toHaveLength(6);
     expect(json.failures[0].error).toBe('boom');
-    expect(fs.readFileSync(written[1], 'utf8')).toContain('| envace | 1 | yes | 0.500 |');
+    expect(fs.readFileSync(written[1], 'utf8')).toContain('| grpo-real | 1 | 0.500 | +0.250 [+] |');
     expect(renderHuman(summary)).toContain('retail seed 1 paw: boom');
   });
 });

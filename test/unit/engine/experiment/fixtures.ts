@@ -1,0 +1,46 @@
+/** Hand-made cells for the aggregation, format and report tests: zeros unless a test says otherwise. */
+import type { EvalCell, RunCell } from '../../../../electron/engine/experiment/cells';
+import type { Split, Variant } from '../../../../electron/engine/experiment/plan';
+import type { Method } from '../../../../electron/engine/experiment/suite';
+
+export const evalCell = (method: Method, seed: number, split: Split, over: Partial<EvalCell> = {}, testTime: Variant['testTime'] = null): EvalCell => ({
+  kind: 'eval',
+  key: `retail/${seed}/${method}${testTime ? '+tt' : ''}/${split}`,
+  env: 'retail',
+  seed,
+  variant: { method, testTime },
+  split,
+  runId: `run-${method}-${seed}`,
+  step: 8,
+  tasks: 16,
+  success: 0,
+  meanScore: 0,
+  invalidActionRate: 0,
+  envCallsPerTask: 0,
+  tokensPerTask: 0,
+  wallMs: 0,
+  fidelity: null,
+  ...over,
+});
+
+export const runCell = (method: Method, seed: number, over: Partial<RunCell> = {}): RunCell => ({
+  kind: 'run',
+  key: `retail/${seed}/${method}`,
+  env: 'retail',
+  seed,
+  method,
+  runId: `run-${method}-${seed}`,
+  step: 8,
+  gatherEnvCalls: 0,
+  trainEnvCalls: 0,
+  trainWallMs: 0,
+  groupsWithSignal: null,
+  timing: null,
+  curves: [],
+  fidelityStart: null,
+  fidelityEnd: null,
+  imaginedErrors: null,
+  realErrors: null,
+  checkedErrors: null,
+  ...over,
+});
