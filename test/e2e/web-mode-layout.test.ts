@@ -79,7 +79,7 @@ async function expectNoHorizontalOverflow(page: Page, label: string): Promise<vo
 
 /** Waits until the view has nothing left saying "Loading …" (bounded: a view may keep probing). */
 async function settle(page: Page): Promise<void> {
-  await expect.poll(() => page.locator('main .loading').count(), { timeout: 30_000 }).toBe(0);
+  await expect.poll(() => page.locator('main .loading').count(), { timeout: 60_000 }).toBe(0);
 }
 
 async function shot(page: Page, name: string, fullPage = true): Promise<void> {
@@ -144,6 +144,9 @@ beforeAll(async () => {
     );
   }
   for (const name of ['second run', 'third run']) await api.call('runs.create', { config: { env: 'mock', name, model: { preset: 'tiny' } } });
+  // The registry's first envs.list takes ~20 s here and runs in this process, where it would stall
+  // Playwright mid-view (a screenshot timed out behind it); this test is about layout, so pay it now.
+  await api.call('envs.list', {});
   browser = await launchChromium();
 });
 
@@ -172,12 +175,12 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
 
   const views: Array<{ view: string; hash: () => string; ready: (p: Page) => Promise<unknown> }> = [
     { view: 'runs', hash: () => '#/runs', ready: (p) => p.getByTestId('runs-table').waitFor() },
-    { view: 'new-run', hash: () => '#/new', ready: (p) => p.locator('.knob').first().waitFor() },
+    { view: 'new-run', hash: () => '#/new', ready: (p) => p.locator('.knob').first().waitFor({ timeout: 90_000 }) },
     { view: 'dashboard', hash: () => `#/dashboard?run=${runId}`, ready: (p) => p.locator('[data-metric="reward"] canvas').waitFor() },
     { view: 'memory', hash: () => '#/memory', ready: (p) => p.getByRole('heading', { level: 1 }).waitFor() },
     { view: 'evaluate', hash: () => `#/evaluate?run=${runId}`, ready: (p) => p.getByRole('heading', { name: 'Results' }).waitFor() },
     { view: 'export', hash: () => `#/export?run=${runId}`, ready: (p) => p.getByTestId('export-run').waitFor() },
-    { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: 60_000 }) },
+    { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: 90_000 }) },
     { view: 'system', hash: () => '#/system', ready: (p) => p.getByRole('heading', { level: 1, name: 'System' }).waitFor() },
   ];
 
