@@ -210,6 +210,13 @@ export interface PlannedStage {
   last: number;
 }
 
+/** Why a config has no stages to train (a chain missing its first stage's steps), or null. The engine throws it; pre-flight shows it. */
+export function stagePlanProblem(c: RunConfig): string | null {
+  if (c.algo === 'sft+envace' && c.sft.steps < 1) return 'sft+envace needs sft.steps ≥ 1';
+  if (c.algo === 'rwml+grpo-real' && c.rwml.stageSteps < 1) return 'rwml+grpo-real needs rwml.stageSteps ≥ 1';
+  return null;
+}
+
 /**
  * The stages a config trains, in order: an RL method's SFT warm start (`sft.steps` > 0), then a chain's
  * parts. Here so the engine (planStages, which adds its refusals) and the Dashboard's "SFT 230/400 →

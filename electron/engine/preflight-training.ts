@@ -9,7 +9,7 @@
  */
 import { preset } from '../../native-models/presets';
 import { type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
-import { plannedSteps, type RunConfig } from '../contract';
+import { plannedSteps, stagePlan, stagePlanProblem, type RunConfig } from '../contract';
 import type { DemoTranscript } from './algorithms/demos';
 import type { PolicyTokenizer } from './algorithms/layout';
 import type { ToolEnv } from './envs/types';
@@ -21,22 +21,11 @@ export interface Check {
   warning?: boolean;
 }
 
-/**
- * The stages a run trains and their step counts, or the refusal that fails it at step 0: train.ts
- * planStages' layout and messages, word for word (a test compares the two over every method), kept
- * here because train.ts loads the model stack. Also the stage ends retention keeps (training.ts).
- */
+/** The stages a config trains, or why it has none: the contract's layout and refusals, as the engine uses them. */
 export function stageLayout(c: RunConfig): { stages: Array<{ algo: string; steps: number }>; problem: string | null } {
-  const stages: Array<{ algo: string; steps: number }> = [];
-  if (c.algo !== 'sft' && c.sft.steps > 0) stages.push({ algo: 'sft', steps: c.sft.steps });
-  if (c.algo === 'sft+envace') {
-    if (c.sft.steps < 1) return { stages: [], problem: 'sft+envace needs sft.steps ≥ 1' };
-    stages.push({ algo: 'envace', steps: c.steps });
-  } else if (c.algo === 'rwml+grpo-real') {
-    if (c.rwml.stageSteps < 1) return { stages: [], problem: 'rwml+grpo-real needs rwml.stageSteps ≥ 1' };
-    stages.push({ algo: 'rwml', steps: c.rwml.stageSteps }, { algo: 'grpo-real', steps: c.steps });
-  } else stages.push({ algo: c.algo, steps: c.steps });
-  return { stages, problem: null };
+  const problem = stagePlanProblem(c);
+  if (problem) return { stages: [], problem };
+  return { stages: stagePlan(c).map((st) => ({ algo: st.algo, steps: st.last - st.first + 1 })), problem: null };
 }
 
 /** The last step of each stage but the final one: the SFT warm start's, RWML's world-model stage's. */

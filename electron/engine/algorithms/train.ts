@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunConfig as RunConfigSchema, stagePlan, type RunConfig } from '../../contract';
+import { RunConfig as RunConfigSchema, stagePlan, stagePlanProblem, type RunConfig } from '../../contract';
 import { getEnv } from '../envs/registry';
 import type { ToolEnv } from '../envs/types';
 import { REFERENCE_DIR, RUN_STATE_FILE, RunContext, type Stage, type TrainingIO } from './context';
@@ -34,8 +34,8 @@ export { envOptions } from './env-options';
  * layout is the contract's (the Dashboard shows the same stages); the refusals are the engine's.
  */
 export function planStages(c: RunConfig): Stage[] {
-  if (c.algo === 'sft+envace' && c.sft.steps < 1) throw new AlgorithmError('sft+envace needs sft.steps ≥ 1');
-  if (c.algo === 'rwml+grpo-real' && c.rwml.stageSteps < 1) throw new AlgorithmError('rwml+grpo-real needs rwml.stageSteps ≥ 1');
+  const problem = stagePlanProblem(c);
+  if (problem) throw new AlgorithmError(problem);
   return stagePlan(c);
 }
 
