@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { progressLabel } from '../../electron/cli/commands/experiment';
-import { runEnvace } from '../helpers/cli';
+import { CELLS_FILE, CellStore } from '../../electron/engine/experiment/cells';
+import { planSuite } from '../../electron/engine/experiment/plan';
+import { SUITES, type Suite } from '../../electron/engine/experiment/suite';
+import { evalCell, runCell } from '../unit/engine/experiment/fixtures';
+import { lastJson, runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
 
 const home = tempHome('envace-exp-cli-');
@@ -34,5 +38,25 @@ describe('envace experiment (command line)', () => {
     expect(progressLabel({ run: 2, runs: 8, env: 'retail', seed: 1, label: 'paw', step: 3, totalSteps: 158, fraction: 0.3, etaMs: 1000 })).toBe(
       '[2/8] retail seed 1 · paw · step 3/158',
     );
+  });
+
+  it('--resume DIR reads the suite and cells kept there; with every cell done it trains nothing and writes the table', async () => {
+    const suite: Suite = { ...SUITES.quick, name: 'tiny', seeds: [1], methods: ['sft', 'grpo-real'] };
+    const dir = path.join(home, 'experiments', 'kept');
+    const store = CellStore.create(dir, suite);
+    for (const seed of planSuite(suite))
+      for (const run of [seed.sft, ...seed.methods]) {
+        store.append(runCell(run.method, 1));
+        for (const e of run.evals) store.append(evalCell(run.method, 1, e.split, { key: e.key, success: run.method === 'sft' ? 0.25 : 0.5 }));
+      }
+    const { code, stdout, stderr } = await envace('experiment', '--resume', dir, '--home', home, '--json');
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('6 cell(s) already done');
+    const out = lastJson(stdout);
+    expect(out).toMatchObject({ suite: 'tiny', out: dir, failures: [] });
+    expect(out.rows[1].heldout.deltaSuccess).toMatchObject({ mean: 0.25, signs: ['+'] });
+    expect(fs.readFileSync(path.join(dir, 'table.md'), 'utf8')).toContain('| grpo-real | 1 | 0.500 | +0.250 [+] |');
+    // Nothing new was appended: no run was trained, no evaluation made.
+    expect(fs.readFileSync(path.join(dir, CELLS_FILE), 'utf8').trim().split('\n')).toHaveLength(6);
   });
 });
