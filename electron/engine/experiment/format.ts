@@ -15,7 +15,7 @@ export function formatStat(stat: Stat | null, digits: number): string {
 /** A paired Δ with its sign and the sign per seed: "+0.050 ± 0.020 [++−]"; "—" for nothing. */
 export function formatDelta(delta: Delta | null, digits: number): string {
   if (!delta) return '—';
-  const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(digits)}`;
+  const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(digits)}`;
   const spread = delta.std === null ? '' : ` ± ${delta.std.toFixed(digits)}`;
   return `${signed(delta.mean)}${spread} [${delta.signs.join('')}]`;
 }

@@ -14,7 +14,7 @@ describe('formatStat and formatDelta', () => {
   it('a Δ carries its sign and the sign of each seed', () => {
     expect(formatDelta({ mean: 0.05, std: 0.02, n: 3, signs: ['+', '+', '−'] }, 3)).toBe('+0.050 ± 0.020 [++−]');
     expect(formatDelta({ mean: -0.25, std: null, n: 1, signs: ['−', '·'] }, 2)).toBe('−0.25 [−·]');
-    expect(formatDelta({ mean: 0, std: 0, n: 2, signs: ['0', '0'] }, 1)).toBe('±0.0 ± 0.0 [00]');
+    expect(formatDelta({ mean: 0, std: 0, n: 2, signs: ['0', '0'] }, 1)).toBe('0.0 ± 0.0 [00]');
     expect(formatDelta(null, 3)).toBe('—');
   });
 });
