@@ -149,6 +149,11 @@ export const RunConfig = z.strictObject({
   testTime: z
     .strictObject({
       memoryAwareFraction: z.number().min(0).max(1).default(0),
+      /**
+       * Context reserved for a rehearsal memory: a memory gets at least this many tokens even where that
+       * leaves less than a whole turn (a memory cut to nothing is what the policy was never trained on).
+       */
+      memoryTokens: z.number().int().min(0).max(8192).default(64),
     })
     .prefault({}),
   checkpointEvery: z.number().int().min(1).default(10),

@@ -176,6 +176,19 @@ export async function contextFit(config: RunConfig, env: ToolEnv, modelsDir: str
         ? { name: 'context', ok: false, detail: `${over} of ${prompts.length} task prompts do not fit the model's context of ${maxSeqLen} tokens (longest ${longest}, ${counted}): rollouts stop there. Set ${knobs}` }
         : { name: 'context', ok: true, detail: `every task prompt fits the context of ${maxSeqLen} tokens (longest ${longest}, ${counted})` },
     );
+    // A rehearsal memory sits in the prompt too: its reserved room must fit beside the longest one.
+    // Memory-aware training puts one there (a failure); test-time rehearsal may (a caution).
+    const memory = config.testTime.memoryTokens;
+    const memoryFits = longest + memory + 4 <= maxSeqLen;
+    const training = config.testTime.memoryAwareFraction > 0;
+    checks.push({
+      name: 'memory room',
+      ok: memoryFits || !training,
+      ...(memoryFits || training ? {} : { warning: true }),
+      detail: memoryFits
+        ? `${memory} tokens reserved for a rehearsal memory fit beside the longest prompt (${longest} of ${maxSeqLen})`
+        : `the longest prompt (${longest}) and the ${memory} tokens reserved for a rehearsal memory exceed the context of ${maxSeqLen}${training ? ', and memory-aware training puts a memory there' : '; test-time rehearsal would have no room'}: lower testTime.memoryTokens, or ${knobs}`,
+    });
   }
   let demoTokens: number | null = null;
   if (uses.sft && sample.transcripts.length) {

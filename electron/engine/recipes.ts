@@ -32,6 +32,8 @@ const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
     sft: { steps: 400 },
     rollout: { k: 4, tasksPerStep: 4, maxTurns: 4, maxTokensPerTurn: 64, maxObservationTokens: 48, temperature: 0.8, toolSchemas: 'none' },
     optim: { lr: 3e-3, warmupSteps: 10, stages: { rl: { lr: 5e-4, warmupSteps: 1, schedule: 'constant' } } },
+    // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
+    testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 50,
     evalEvery: 100,
   },
@@ -41,6 +43,8 @@ const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
     sft: { steps: 400 },
     rollout: { k: 4, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 96, maxObservationTokens: 384, temperature: 0.8, toolSchemas: 'none' },
     optim: { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-4, warmupSteps: 2, schedule: 'constant' } } },
+    // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
+    testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 50,
     evalEvery: 100,
   },
@@ -50,6 +54,8 @@ const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
     sft: { steps: 600 },
     rollout: { k: 4, tasksPerStep: 2, maxTurns: 8, maxTokensPerTurn: 128, maxObservationTokens: 512, temperature: 0.8, toolSchemas: 'compact' },
     optim: { lr: 1e-3, warmupSteps: 30, stages: { rl: { lr: 2e-4, warmupSteps: 2, schedule: 'constant' } } },
+    // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
+    testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 100,
     evalEvery: 100,
   },

@@ -104,20 +104,22 @@ export interface PromptParts {
 
 /**
  * The prompt block: system, user, optional memory, optional initial observation. The memory gets the
- * context left after the rest of the prompt and `reserve` tokens (room for at least one turn).
+ * context left after the rest of the prompt and `reserve` tokens (room for at least one turn), and
+ * never less than `memoryTokens` while the context holds them: that room is reserved for it.
  */
 export function promptSegments(
   tok: PolicyTokenizer,
   sp: SpecialIds,
   p: PromptParts,
   maxObservationTokens: number,
-  limits?: { maxSeqLen: number; reserve: number },
+  limits?: { maxSeqLen: number; reserve: number; memoryTokens?: number },
 ): Segment[] {
   const out = [givenSegment(tok, sp, 'prompt', sp.system, p.system), givenSegment(tok, sp, 'prompt', sp.user, p.instruction)];
   const initial = p.initialObservation ? [givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens)] : [];
   if (p.memory !== undefined) {
     const used = [...out, ...initial].reduce((n, s) => n + s.ids.length, 0);
-    const room = limits ? Math.max(0, limits.maxSeqLen - used - limits.reserve - 2) : Infinity;
+    const left = limits ? limits.maxSeqLen - used - 2 : Infinity;
+    const room = limits ? Math.max(0, left - limits.reserve, Math.min(limits.memoryTokens ?? 0, left)) : Infinity;
     // A memory ends with its consensus; when it must be cut, its end is what is kept.
     out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory, room, 'tail'));
   }

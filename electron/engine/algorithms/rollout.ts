@@ -34,6 +34,8 @@ export interface RolloutSettings {
   rehearsePrompt: 'inline' | 'simulator';
   /** Calls one act may make and still earn checklist credit (envs/checklist.ts); absent: its default. */
   callBudget?: number;
+  /** Context reserved for a rehearsal memory (testTime.memoryTokens); absent: none. */
+  memoryTokens?: number;
 }
 
 export interface RolloutRequest {
@@ -136,7 +138,7 @@ export async function runRollouts(
           initialObservation: episode?.initialObservation ?? initialObservationOf(req.task),
         },
         settings.maxObservationTokens,
-        { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens },
+        { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens, memoryTokens: settings.memoryTokens },
       );
       const live: Live = {
         req,

@@ -61,6 +61,7 @@ export function rolloutSettings(c: RunConfig): RolloutSettings {
     toolSchemas: r.toolSchemas,
     rehearsePrompt: r.rehearsePrompt,
     callBudget: r.callBudget,
+    memoryTokens: c.testTime.memoryTokens,
   };
 }
 

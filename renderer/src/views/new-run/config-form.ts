@@ -26,6 +26,8 @@ const topLevelGroup: Record<string, GroupId> = {
   name: 'setup',
   env: 'setup',
   worldSize: 'setup',
+  worldMode: 'setup',
+  taskMix: 'setup',
   model: 'setup',
   provider: 'setup',
   seed: 'setup',

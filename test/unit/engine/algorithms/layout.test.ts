@@ -52,6 +52,19 @@ describe('episode layout', () => {
     expect(m.ids.length).toBeLessThanOrEqual(60 - 20);
   });
 
+  it('the memory keeps its reserved room (testTime.memoryTokens) where a whole turn would leave it none', () => {
+    const memory = `${'x '.repeat(200)}Consensus answer: hello`;
+    const squeezed = promptSegments(tok, sp, { system: 's', instruction: 'u', memory }, 10, { maxSeqLen: 60, reserve: 60 })[2];
+    const reserved = promptSegments(tok, sp, { system: 's', instruction: 'u', memory }, 10, { maxSeqLen: 60, reserve: 60, memoryTokens: 24 })[2];
+    // Without a reserve the turn budget takes everything: the memory is its markers alone.
+    expect(squeezed.ids.length).toBeLessThanOrEqual(3);
+    expect(reserved.ids.length).toBeGreaterThanOrEqual(24);
+    expect(reserved.text.endsWith('hello')).toBe(true);
+    // The reserve never pushes the prompt past the context.
+    const all = promptSegments(tok, sp, { system: 's', instruction: 'u', memory }, 10, { maxSeqLen: 60, reserve: 60, memoryTokens: 500 });
+    expect(all.reduce((n, seg) => n + seg.ids.length, 0)).toBeLessThanOrEqual(60);
+  });
+
   it('prompt segments: system, user, optional memory and initial observation', () => {
     const p = promptSegments(tok, sp, { system: 's', instruction: 'u', memory: 'm', initialObservation: 'o' }, 10);
     expect(p.map((s) => s.role)).toEqual(['prompt', 'prompt', 'memory', 'env']);
