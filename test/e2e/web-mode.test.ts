@@ -65,7 +65,8 @@ describe('web mode in Chromium', () => {
     const empty = page.getByTestId('runs-empty');
     await empty.waitFor();
     await expect.poll(() => page.getByTestId('quickstart').isEnabled()).toBe(true);
-    expect(await empty.locator('.cli').textContent()).toBe('envace train --env fixture-shop --algo sft+envace --preset tiny');
+    // The quickstart trains the recommended recipe (engine/recipes.ts); the CLI line does the same without --algo.
+    expect(await empty.locator('.cli').textContent()).toBe('envace train --env fixture-shop --preset nano');
     await shot('runs-empty');
 
     await page.getByTestId('quickstart').click();
@@ -207,7 +208,7 @@ describe('web mode in Chromium', () => {
     await preflight.waitFor();
     expect(await preflight.locator('h2').textContent()).toBe('Pre-flight: fix these before starting');
     expect(await preflight.locator('li[data-ok="false"]').allTextContents()).toEqual([expect.stringMatching(/^✗ environment — unknown environment 'fixture-shop'/)]);
-    expect(await preflight.locator('li[data-ok="true"] strong').allTextContents()).toEqual(['✓ config', '✓ memory', '✓ tokenizer']);
+    expect(await preflight.locator('li[data-ok="true"] strong').allTextContents()).toEqual(['✓ config', '✓ memory', '✓ tokenizer', '✓ device', '✓ stages', '⚠ format budget']);
     expect(await preflight.locator('p').textContent()).toMatch(/^12 training steps · \d+\.\d\dM parameters · about [\d.]+ (MiB|GiB) of memory$/);
     await shot('new-run-preflight');
     // The fixture environment cannot train, so this run is only stored.
@@ -229,7 +230,8 @@ describe('web mode in Chromium', () => {
     const reward = page.locator('[data-metric="reward"] .line-chart');
     await reward.waitFor();
     expect(await reward.getAttribute('aria-label')).toBe('reward by step, from the form: 6 points');
-    expect(await page.locator('[data-metric] h3').allTextContents()).toEqual(['reward', 'loss/policy']);
+    // The held-out success card leads (empty until the run evaluates), then one card per metric.
+    expect(await page.locator('[data-metric] h3').allTextContents()).toEqual(['Held-out success (eval/success)', 'reward', 'loss/policy']);
     await reward.locator('canvas').waitFor();
 
     engine.services.events.emit('run.metrics', { runId: run.id, step: 7, values: { reward: 0.9 } });
