@@ -1,0 +1,95 @@
+// A newcomer's first session, through the real engine and a real browser: a fresh data home →
+// Quickstart (the recommended recipe) → Start → the run completes and its format errors fall →
+// open a rehearsed rollout, reality-check it, see the diff → export a Hugging Face folder. At a
+// desktop and a laptop size, with screenshots kept as artefacts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openWorkbench, shots, type OpenWorkbench } from './harness';
+
+let wb: OpenWorkbench;
+beforeAll(async () => {
+  wb = await openWorkbench('envace-e2e-newcomer-');
+});
+afterAll(async () => {
+  await wb?.close();
+});
+
+const SIZES = [
+  { name: 'desktop', width: 1440, height: 900 },
+  { name: 'laptop', width: 900, height: 700 },
+];
+
+async function noHorizontalOverflow(): Promise<void> {
+  // A string: the test's tsconfig has no DOM types.
+  const widths = (await wb.page.evaluate('({ scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth })')) as { scroll: number; inner: number };
+  expect(widths.scroll, `page scrolls sideways at ${widths.inner}px`).toBeLessThanOrEqual(widths.inner);
+}
+
+async function shoot(name: string): Promise<void> {
+  for (const size of SIZES) {
+    await wb.page.setViewportSize({ width: size.width, height: size.height });
+    await noHorizontalOverflow();
+    const file = path.join(shots, `newcomer-${name}-${size.name}.png`);
+    await wb.page.screenshot({ path: file, fullPage: true });
+    console.log(`screenshot: ${file}`);
+  }
+  await wb.page.setViewportSize({ width: 1440, height: 900 });
+}
+
+describe('a newcomer, from Quickstart to an exported agent', () => {
+  it('trains the quickstart recipe, inspects a rehearsed rollout against reality, and exports it', { timeout: 900_000 }, async () => {
+    const { page, api, server } = wb;
+    await page.goto(server.url);
+    await page.getByTestId('runs-empty').waitFor();
+    await page.getByTestId('quickstart-recipe').waitFor({ timeout: 60_000 });
+    await shoot('quickstart');
+    await page.getByTestId('quickstart').click();
+    const row = page.getByTestId('runs-table').locator('tbody tr').first();
+    await row.waitFor();
+    const [run] = (await api.call('runs.list', {})).items;
+    expect(run).toMatchObject({ algo: 'sft+envace', status: 'created', model: 'nano' });
+    await page.getByRole('button', { name: `Start run ${run!.name}` }).click();
+
+    // Training: the recipe's SFT warm start then envace, to the end.
+    for (let i = 0; i < 1_700; i++) {
+      const status = (await api.call('runs.get', { id: run!.id })).status;
+      if (status === 'completed' || status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const done = await api.call('runs.get', { id: run!.id });
+    expect(done.status, done.error ?? '').toBe('completed');
+    // Held-out evaluations every evalEvery steps: invalid actions (format errors) fall from the first to the last.
+    const { series } = await api.call('metrics.query', { runId: run!.id, keys: ['eval/invalid_action_rate'], maxPoints: 1000 });
+    const invalid = series[0]!.values;
+    expect(invalid.length).toBeGreaterThanOrEqual(2);
+    expect(invalid.at(-1)!).toBeLessThan(invalid[0]! === 0 ? 1e-9 : invalid[0]! + 1e-9);
+    expect(invalid.at(-1)!).toBeLessThan(1);
+    await page.goto(`${server.url}#/dashboard?run=${run!.id}`);
+    await page.getByTestId('dashboard-run').waitFor();
+    await shoot('dashboard');
+
+    // A rehearsed rollout, checked against the real environment: the diff appears beside it.
+    const rehearsed = (await api.call('trajectories.list', { runId: run!.id, mode: 'rehearse', limit: 50 })).items.find((r) => r.tokens > 0);
+    expect(rehearsed).toBeDefined();
+    await page.goto(`${server.url}#/trajectories?run=${run!.id}&rollout=${rehearsed!.id}`);
+    const detail = page.getByTestId('rollout-detail');
+    await detail.waitFor();
+    await detail.getByTestId('reality-check').click();
+    await detail.getByTestId('reality-summary').waitFor({ timeout: 120_000 });
+    const checked = await api.call('trajectories.get', { id: rehearsed!.id });
+    if (checked.turns.some((t) => t.role === 'rehearse' && t.realText !== null)) await detail.getByTestId('reality-diff').first().waitFor();
+    await shoot('reality-check');
+
+    // Export the trained policy as a Hugging Face folder.
+    await page.goto(`${server.url}#/export`);
+    await expect.poll(() => page.getByTestId('export-run').inputValue()).toBe(run!.id);
+    await page.getByTestId('export-folder-name').fill('newcomer-hf');
+    await page.getByLabel('Hugging Face folder').check();
+    await page.getByTestId('export-submit').click();
+    await page.getByTestId('export-result').first().waitFor({ timeout: 120_000 });
+    expect(fs.existsSync(path.join(wb.home, 'exports', 'newcomer-hf', 'config.json'))).toBe(true);
+    await shoot('export');
+    expect(wb.pageErrors).toEqual([]);
+  });
+});
