@@ -78,7 +78,7 @@ describe('web mode over the built-in environment registry', () => {
     const runPage = await context.newPage();
     await runPage.goto(`${realServer.url}#/runs`);
     await runPage.getByRole('button', { name: 'Start run e2e training' }).click();
-    await runPage.locator(`tr[data-run-id="${run.id}"]`).getByRole('link', { name: 'e2e training' }).click();
+    await runPage.locator(`tr[data-run-id="${run.id}"]`).getByRole('link', { name: 'e2e training', exact: true }).click();
 
     const reward = runPage.locator('[data-metric="reward"] .line-chart');
     const points = async () => Number(/(\d+) points$/.exec((await reward.getAttribute('aria-label', { timeout: 60_000 })) ?? '')?.[1] ?? 0);

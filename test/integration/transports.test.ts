@@ -169,7 +169,7 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     expect(good).toMatchObject({ ok: true, plannedSteps: 105, taskCounts: { train: expect.any(Number) } });
     expect(good.params).toBeGreaterThan(50_000);
     expect(good.memoryEstimateBytes).toBeGreaterThan(good.params! * 16);
-    expect(good.checks.map((c) => c.name)).toEqual(['config', 'environment', 'demonstrations', 'memory', 'tokenizer', 'device', 'stages', 'context', 'demonstrations fit']);
+    expect(good.checks.map((c) => c.name)).toEqual(['config', 'environment', 'demonstrations', 'memory', 'tokenizer', 'device', 'stages', 'context', 'memory room', 'demonstrations fit']);
     const bad = await api.call('runs.preflight', { config: { env: 'no-such-env', model: { imported: 'missing' } } });
     expect(bad.ok).toBe(false);
     expect(bad.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['environment', 'model']);

@@ -29,8 +29,10 @@ describe('preflight', () => {
     expect((await preflight(RunConfig.parse(base))).ok).toBe(true);
   }, 30_000);
 
-  it('refuses the mock env on nano with the default knobs: two task prompts overflow the context', async () => {
+  it('cautions on the mock env on nano with the default knobs: two of its task prompts overflow the context', async () => {
     const r = await preflight(RunConfig.parse({ env: 'mock', model: { preset: 'nano' }, algo: 'rwml' }));
-    expect(r.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['context']);
+    // A minority of tasks cut short is a caution (those rollouts stop at once), not a refusal.
+    expect(r.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual([]);
+    expect(r.checks.find((c) => c.name === 'context')).toMatchObject({ ok: true, warning: true, detail: expect.stringMatching(/^2 of \d+ task prompts do not fit/) });
   });
 });

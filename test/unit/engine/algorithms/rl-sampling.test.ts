@@ -11,7 +11,8 @@ describe('pre-flight sampling check for RL methods', () => {
     for (const algo of ['grpo-real', 'envace', 'paw', 'rwml', 'sft+envace', 'rwml+grpo-real'] as const) {
       expect(rlSamplingProblem(RunConfig.parse({ ...base, algo, rollout: { topP: 0.9 } })), algo).toMatch(/rollout\.topP/);
     }
-    const result = await preflight(RunConfig.parse({ ...base, algo: 'envace', rollout: { topP: 0.95 } }));
+    // A shape that fits nano's context, so that sampling is the one thing refused.
+    const result = await preflight(RunConfig.parse({ ...base, algo: 'envace', rollout: { topP: 0.95, toolSchemas: 'none', maxObservationTokens: 24 } }));
     expect(result.ok).toBe(false);
     expect(result.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['sampling']);
   });
