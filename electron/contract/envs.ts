@@ -29,6 +29,8 @@ export const EnvsListOutput = z.strictObject({
   problems: z.array(z.string()).optional(),
 });
 export const EnvsGetInput = z.strictObject({ id: Id });
+/** Registered environment ids, without building any (envs.list builds each to count its tasks: seconds on first use). */
+export const EnvsIdsOutput = z.strictObject({ ids: z.array(Id) });
 export const EnvDetail = z.strictObject({ ...EnvSummary.shape, tools: z.array(ToolSchema) });
 export type EnvDetail = z.infer<typeof EnvDetail>;
 

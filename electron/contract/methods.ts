@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Empty, Ok } from './common';
-import { EnvDetail, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestOutput, EnvSummary } from './envs';
+import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
@@ -49,6 +49,7 @@ export const methods = {
   'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode)', 'writes'),
   'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal', 'writes'),
   'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
+  'envs.ids': method(Empty, EnvsIdsOutput, 'Registered environment ids, at once (without building them)'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),
   'envs.tasks': method(EnvsTasksInput, EnvsTasksOutput, "An environment's tasks per split (ids and instructions)"),

@@ -3,7 +3,7 @@ import { envOptions } from '../algorithms/env-options';
 import { rootsForTransport } from '../user-paths';
 import type { HandlerGroup } from './types';
 
-export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp' | 'envs.remove' | 'envs.test'> = (s) => ({
+export const envsHandlers: HandlerGroup<'envs.ids' | 'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp' | 'envs.remove' | 'envs.test'> = (s) => ({
   'envs.tasks': async ({ id, runId, split, search, limit, offset }) => {
     let options: Record<string, unknown> | undefined;
     if (runId !== undefined) {
@@ -38,6 +38,7 @@ export const envsHandlers: HandlerGroup<'envs.list' | 'envs.get' | 'envs.tasks' 
     if (!result) throw new ContractError('not_found', `no environment "${id}"`);
     return result;
   },
+  'envs.ids': () => ({ ids: s.envs.ids() }),
   'envs.list': async () => {
     const problems = s.envs.problems?.() ?? [];
     return { items: await s.envs.list(), ...(problems.length ? { problems } : {}) };

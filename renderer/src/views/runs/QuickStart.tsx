@@ -7,10 +7,11 @@ import { QUICKSTART_MODEL, quickstartCommand, quickstartEnv } from './quickstart
 /** The empty Runs view: what to do next, in one click or one command. */
 export function QuickStart({ onCreated }: { onCreated: () => void }) {
   const api = useApi();
-  const envs = useCall('envs.list', {});
+  // Ids only: listing builds every environment to count its tasks, seconds on a fresh engine.
+  const envs = useCall('envs.ids', {});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const envIds = envs.data?.items.filter((e) => !e.unavailable).map((e) => e.id) ?? [];
+  const envIds = envs.data?.ids ?? [];
   const noEnvs = envs.data !== undefined && envIds.length === 0;
   const env = quickstartEnv(envIds);
   // The recommended recipe (engine/recipes.ts): knobs known to train, not the contract's bare defaults.

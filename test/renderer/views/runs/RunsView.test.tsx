@@ -24,7 +24,7 @@ function renderWith(fake: ReturnType<typeof fakeApi>) {
 
 describe('RunsView', () => {
   it('disables the quickstart and says why when no environment is registered', async () => {
-    const fake = fakeApi({ 'runs.list': () => ({ items: [], total: 0 }), 'envs.list': () => ({ items: [] }) });
+    const fake = fakeApi({ 'runs.list': () => ({ items: [], total: 0 }), 'envs.ids': () => ({ ids: [] }) });
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
@@ -35,7 +35,7 @@ describe('RunsView', () => {
     const runs: Run[] = [];
     const fake = fakeApi({
       'runs.list': () => ({ items: runs, total: runs.length }),
-      'envs.list': () => ({ items: [{ id: 'files', description: '', track: 'scratch', toolCount: 3, taskCounts: { train: 1, heldout: 1, ood: 0 } }] }),
+      'envs.ids': () => ({ ids: ['files'] }),
       'runs.create': (input) => {
         const run = makeRun('run-quick', { env: (input as { config: { env: string } }).config.env });
         runs.push(run);
