@@ -60,8 +60,10 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     const done = await api.call('runs.get', { id: run!.id });
     expect(done.status, done.error ?? '').toBe('completed');
     // Held-out evaluations every evalEvery steps: invalid actions (format errors) fall from the first to the last.
-    const { series } = await api.call('metrics.query', { runId: run!.id, keys: ['eval/invalid_action_rate'], maxPoints: 1000 });
-    const invalid = series[0]!.values;
+    const { series } = await api.call('metrics.query', { runId: run!.id, keys: ['eval/invalid_action_rate', 'eval/success'], maxPoints: 1000 });
+    const invalid = series.find((x) => x.key === 'eval/invalid_action_rate')!.values;
+    const success = series.find((x) => x.key === 'eval/success')!;
+    console.log(`quickstart run: ${done.totalSteps} steps in ${((done.finishedAt! - done.startedAt!) / 1000).toFixed(0)} s; held-out invalid actions ${invalid.map((v) => v.toFixed(2)).join(' → ')}; held-out success ${success.values.map((v, i) => `${(v * 100).toFixed(0)}% @${success.steps[i]}`).join(', ')}`);
     expect(invalid.length).toBeGreaterThanOrEqual(2);
     expect(invalid.at(-1)!).toBeLessThan(invalid[0]! === 0 ? 1e-9 : invalid[0]! + 1e-9);
     expect(invalid.at(-1)!).toBeLessThan(1);
@@ -70,8 +72,15 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     await shoot('dashboard');
 
     // A rehearsed rollout, checked against the real environment: the diff appears beside it.
-    const rehearsed = (await api.call('trajectories.list', { runId: run!.id, mode: 'rehearse', limit: 50 })).items.find((r) => r.tokens > 0);
-    expect(rehearsed).toBeDefined();
+    // One whose agent called a tool, so that it holds an imagined observation to check.
+    let rehearsed: { id: number } | undefined;
+    for (const item of (await api.call('trajectories.list', { runId: run!.id, mode: 'rehearse', limit: 100 })).items) {
+      if ((await api.call('trajectories.get', { id: item.id })).turns.some((t) => t.role === 'rehearse')) {
+        rehearsed = item;
+        break;
+      }
+    }
+    expect(rehearsed, 'no rehearsed rollout holds an imagined observation').toBeDefined();
     await page.goto(`${server.url}#/trajectories?run=${run!.id}&rollout=${rehearsed!.id}`);
     const detail = page.getByTestId('rollout-detail');
     await detail.waitFor();

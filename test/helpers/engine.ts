@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EnvDetail } from '../../electron/contract';
+import type { EnvDetail, Run, WorkbenchApi } from '../../electron/contract';
 import { createEngine, type Engine } from '../../electron/engine/host';
 import { registryCatalog } from '../../electron/engine/env-catalog';
 import { homePaths } from '../../electron/engine/home';
@@ -54,4 +54,13 @@ export function testEngine(options: { envs?: EnvCatalog; home?: string } = {}): 
       fs.rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Poll a run until it has completed, failed or been cancelled. */
+export async function settledRun(api: WorkbenchApi, id: string): Promise<Run> {
+  for (;;) {
+    const run = await api.call('runs.get', { id });
+    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunConfigInput, WorkbenchApi } from '../../electron/contract';
 import { createEngine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
-import { tempHome } from '../helpers/engine';
+import { settledRun, tempHome } from '../helpers/engine';
 
 // A chain with both stages and several checkpoints, small enough for CI: nano on a 5-user retail world.
 const config: RunConfigInput = {
@@ -25,14 +25,6 @@ const config: RunConfigInput = {
 // Wall-clock figures differ between any two runs; everything else must be identical.
 const TIMING = /(_ms|per_s|wall|tokens_per)/;
 
-async function settle(api: WorkbenchApi, id: string): Promise<string> {
-  for (;;) {
-    const run = await api.call('runs.get', { id });
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function metricsTable(api: WorkbenchApi, id: string): Promise<Map<string, Array<[number, number]>>> {
   const { keys } = await api.call('metrics.keys', { id });
   const { series } = await api.call('metrics.query', { runId: id, keys: keys.filter((k) => !TIMING.test(k)), maxPoints: 100_000 });
@@ -50,7 +42,7 @@ describe('a training run killed with SIGKILL at a random step', () => {
     const refEngine = createEngine({ home: refHome });
     const refApi = inProcessClient(refEngine);
     const ref = await refApi.call('runs.create', { config, start: true });
-    expect(await settle(refApi, ref.id)).toBe('completed');
+    expect((await settledRun(refApi, ref.id)).status).toBe('completed');
     const expected = await metricsTable(refApi, ref.id);
     const total = (await refApi.call('runs.get', { id: ref.id })).totalSteps;
     await refEngine.close();
@@ -82,7 +74,7 @@ describe('a training run killed with SIGKILL at a random step', () => {
       expect(interrupted.currentStep).toBe(killAt);
       expect(interrupted.checkpoints.at(-1)!.step).toBe(killAt - 1);
       await api.call('runs.resume', { id: run.id });
-      expect(await settle(api, run.id)).toBe('completed');
+      expect((await settledRun(api, run.id)).status).toBe('completed');
 
       const actual = await metricsTable(api, run.id);
       expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());

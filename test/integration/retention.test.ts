@@ -9,7 +9,7 @@ import { inProcessClient } from '../../electron/engine/in-process';
 import { checkpointsToPrune } from '../../electron/engine/training';
 import { checkpointBytesEstimate } from '../../electron/engine/preflight-training';
 import { preset } from '../../native-models/presets';
-import { tempHome } from '../helpers/engine';
+import { settledRun, tempHome } from '../helpers/engine';
 
 describe('checkpointsToPrune', () => {
   const records = (successes: Array<number | null>) => successes.map((heldoutSuccess, i) => ({ step: i + 1, heldoutSuccess }));
@@ -63,14 +63,6 @@ const config: RunConfigInput = {
 
 const TIMING = /(_ms|per_s|wall|tokens_per)/;
 
-async function settle(api: WorkbenchApi, id: string): Promise<Run> {
-  for (;;) {
-    const run = await api.call('runs.get', { id });
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function metrics(api: WorkbenchApi, id: string): Promise<Map<string, Array<[number, number]>>> {
   const { keys } = await api.call('metrics.keys', { id });
   const { series } = await api.call('metrics.query', { runId: id, keys: keys.filter((k) => !TIMING.test(k)), maxPoints: 100_000 });
@@ -100,7 +92,7 @@ describe('checkpoint retention in a training run', () => {
     home = tempHome('envace-retention-');
     engine = createEngine({ home });
     api = inProcessClient(engine);
-    run = await settle(api, (await api.call('runs.create', { config, start: true })).id);
+    run = await settledRun(api, (await api.call('runs.create', { config, start: true })).id);
     // The best is the first step with the highest held-out success (ties keep the earliest).
     const success = (await metrics(api, run.id)).get('eval/success')!;
     const best = success.reduce((b, p) => (p[1] > b[1] ? p : b))[0];
@@ -142,7 +134,7 @@ describe('checkpoint retention in a training run', () => {
   });
 
   it('keeps the end of a stage before the last (the SFT model other methods start from)', async () => {
-    const chain = await settle(api, (await api.call('runs.create', { config: { ...config, algo: 'sft+envace', sft: { steps: 3 }, steps: 2, evalEvery: 0, checkpointKeepLast: 1 }, start: true })).id);
+    const chain = await settledRun(api, (await api.call('runs.create', { config: { ...config, algo: 'sft+envace', sft: { steps: 3 }, steps: 2, evalEvery: 0, checkpointKeepLast: 1 }, start: true })).id);
     expect(chain.status, chain.error ?? '').toBe('completed');
     expect(chain.checkpoints.map((c) => c.step)).toEqual([3, 5]);
     expect(onDisk(home, chain.id)).toEqual([3, 5]);
@@ -150,7 +142,7 @@ describe('checkpoint retention in a training run', () => {
 
   it('resumes exactly from a kept checkpoint that is not the last (a fork from it repeats the run)', async () => {
     const from = expectedKept[0];
-    const child = await settle(api, (await api.call('runs.fork', { id: run.id, fromStep: from })).id);
+    const child = await settledRun(api, (await api.call('runs.fork', { id: run.id, fromStep: from })).id);
     expect(child.status, child.error ?? '').toBe('completed');
     const parent = await metrics(api, run.id);
     const forked = await metrics(api, child.id);

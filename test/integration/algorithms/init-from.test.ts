@@ -2,11 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunConfigInput, WorkbenchApi } from '../../../electron/contract';
+import type { RunConfigInput } from '../../../electron/contract';
 import { createEngine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';
 import { lastJson, runEnvace } from '../../helpers/cli';
-import { tempHome } from '../../helpers/engine';
+import { settledRun, tempHome } from '../../helpers/engine';
 
 const home = tempHome('envace-init-from-');
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
@@ -21,14 +21,6 @@ const common: RunConfigInput = {
   optim: { lr: 3e-3, warmupSteps: 1 },
 };
 
-async function settle(api: WorkbenchApi, id: string): Promise<string> {
-  for (;;) {
-    const run = await api.call('runs.get', { id });
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('initFrom: a run that starts from another run’s checkpoint', () => {
   it('trains its own method and budget from the SFT checkpoint, with its tokenizer, fresh optimiser and its own step count', async () => {
     const engine = createEngine({ home });
@@ -37,11 +29,11 @@ describe('initFrom: a run that starts from another run’s checkpoint', () => {
     api.on('run.log', (e) => logs.push(e.message));
     try {
       const sft = await api.call('runs.create', { config: { ...common, algo: 'sft', steps: 4, checkpointEvery: 2 }, start: true });
-      expect(await settle(api, sft.id)).toBe('completed');
+      expect((await settledRun(api, sft.id)).status).toBe('completed');
 
       const rl = await api.call('runs.create', { config: { ...common, algo: 'envace', steps: 2, initFrom: { runId: sft.id, step: 2 } }, start: true });
       expect(rl.totalSteps).toBe(2);
-      expect(await settle(api, rl.id)).toBe('completed');
+      expect((await settledRun(api, rl.id)).status).toBe('completed');
       expect(logs.some((m) => m.includes(`initialised from`) && m.includes(path.join(sft.id, 'checkpoints', 'step-2')))).toBe(true);
       const tokenizer = (run: string, step: number) => fs.readFileSync(path.join(home, 'runs', run, 'checkpoints', `step-${step}`, 'tokenizer', 'tokenizer.json'), 'utf8');
       expect(tokenizer(rl.id, 2)).toBe(tokenizer(sft.id, 2));

@@ -6,7 +6,7 @@ import type { RunConfigInput, WorkbenchApi } from '../../../electron/contract';
 import { createEngine, type Engine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';
 import { seedCheckpointedRun } from '../../helpers/checkpoint';
-import { tempHome } from '../../helpers/engine';
+import { settledRun, tempHome } from '../../helpers/engine';
 
 // kill -9 of an engine at an exact point inside a write (ENVACE_TEST_PAUSE_AT, pause-point.ts), then
 // a fresh engine on the same home: it must start cleanly and show only complete work.
@@ -50,14 +50,6 @@ async function withEngine<T>(home: string, use: (api: WorkbenchApi, engine: Engi
   }
 }
 
-async function settle(api: WorkbenchApi, id: string): Promise<string> {
-  for (;;) {
-    const run = await api.call('runs.get', { id });
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const training: RunConfigInput = {
   env: 'retail',
   worldSize: 5,
@@ -95,7 +87,7 @@ describe('kill -9 during a checkpoint write', () => {
       expect(interrupted.checkpoints.map((c) => c.step)).toEqual([2]);
       await expect(api.call('exports.create', { source: { run: run.id, step: 4 }, format: 'hf' })).rejects.toMatchObject({ code: 'not_found' });
       await api.call('runs.resume', { id: run.id });
-      expect(await settle(api, run.id)).toBe('completed');
+      expect((await settledRun(api, run.id)).status).toBe('completed');
       const done = await api.call('runs.get', { id: run.id });
       expect(done.checkpoints.map((c) => c.step)).toEqual([2, 4]);
     });

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContractError, type RunConfigInput, type WorkbenchApi } from '../../../electron/contract';
+import { ContractError, type RunConfigInput } from '../../../electron/contract';
 import { createEngine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';
-import { tempHome } from '../../helpers/engine';
+import { settledRun, tempHome } from '../../helpers/engine';
 
 // nano on a small retail world: long enough to be caught mid-run, short enough for CI.
 const config: RunConfigInput = {
@@ -56,14 +56,6 @@ async function refusal(call: Promise<unknown>): Promise<ContractError> {
   );
   expect(error).toBeInstanceOf(ContractError);
   return error as ContractError;
-}
-
-async function settle(api: WorkbenchApi, id: string): Promise<string> {
-  for (;;) {
-    const run = await api.call('runs.get', { id });
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('two engines on one data home', () => {
@@ -135,7 +127,7 @@ describe('two engines on one data home', () => {
       expect(after.status).toBe('interrupted');
       expect(engine.writable).toBe(true);
       await api.call('runs.resume', { id: runId });
-      expect(await settle(api, runId)).toBe('completed');
+      expect((await settledRun(api, runId)).status).toBe('completed');
     } finally {
       await engine.close();
     }
