@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { closeEnvs, getEnv, UnknownEnvError } from '../../engine/envs/registry';
+import { closeEnvs, EnvOptionsError, getEnv, UnknownEnvError } from '../../engine/envs/registry';
 import { SPLITS, type Split, type ToolEnv } from '../../engine/envs/types';
 import { EpisodeBook } from '../../engine/mcp-serve/episodes';
 import { McpHttpError, serveHttp } from '../../engine/mcp-serve/http';
@@ -19,6 +19,30 @@ interface ServeOptions extends CommonOptions {
   port?: string;
   host: string;
   maxEpisodes?: string;
+  envOption: string[];
+}
+
+/**
+ * `--env-option worldSize=20 --env-option worldMode=procedural`: the world a run trained in (its env
+ * options), so a served env lists the run's tasks. Values are JSON where they parse as JSON.
+ */
+export function parseEnvOptions(pairs: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`--env-option takes KEY=VALUE, got "${pair}"`, EXIT.usage);
+    const key = pair.slice(0, eq);
+    if (['__proto__', 'constructor', 'prototype'].includes(key)) throw new CliError(`--env-option cannot name "${key}"`, EXIT.usage);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    out[key] = value;
+  }
+  return { ...out };
 }
 
 function split(value: string): Split {
@@ -34,12 +58,13 @@ function wholeNumber(value: string | undefined, flag: string, min: number, max =
 }
 
 /** The env by id, the data home's user MCP servers included (so a registered server can be re-served). */
-async function servedEnv(home: string | undefined, id: string): Promise<ToolEnv> {
+async function servedEnv(home: string | undefined, id: string, options: Record<string, unknown> = {}): Promise<ToolEnv> {
   await withUserEnvs(home);
   try {
-    return await getEnv(id);
+    return await getEnv(id, options);
   } catch (error) {
     if (error instanceof UnknownEnvError) throw new CliError(error.message, EXIT.notFound);
+    if (error instanceof EnvOptionsError || error instanceof RangeError) throw new CliError(error.message, EXIT.usage);
     throw error;
   }
 }
@@ -60,6 +85,7 @@ export function registerMcp(program: Command): void {
     .option('--port <port>', 'speak streamable HTTP on 127.0.0.1:PORT instead (0: a free port), behind a printed token')
     .option('--host <host>', 'loopback address to bind with --port', '127.0.0.1')
     .option('--max-episodes <n>', 'most episodes open at once; one more closes the longest idle (default 16)')
+    .option('--env-option <key=value>', "an option of the environment's world (as a run's worldSize / worldMode give it); repeat for more", (v: string, prev: string[]) => [...prev, v], [])
     .action(
       act<ServeOptions>(async (_args, opts, out) => {
         // Flags first: a typo is a usage error (exit 2) before any environment is built.
@@ -74,7 +100,7 @@ export function registerMcp(program: Command): void {
           console.log = console.error;
           console.info = console.error;
         }
-        const env = await servedEnv(opts.home, opts.env);
+        const env = await servedEnv(opts.home, opts.env, parseEnvOptions(opts.envOption));
         try {
           try {
             servedTools(env, served);

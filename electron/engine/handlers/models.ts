@@ -12,6 +12,7 @@ import type { EngineServices, RequestContext } from '../services';
 import type { VerlRun } from '../models/verl-export';
 import { checkpointDir } from '../training';
 import { UserPathError, confineUserPath, rootsForTransport } from '../user-paths';
+import { envOptions } from '../algorithms/env-options';
 import type { HandlerGroup } from './types';
 
 const summary = (e: ModelEntry): ModelSummary => ({
@@ -50,12 +51,15 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
 async function verlRunOf(s: EngineServices, run: { id: string; name: string; env: string; algo: VerlRun['run']['algo']; config: VerlRun['run']['config'] }, step: number): Promise<VerlRun> {
   const env = await s.envs.get(run.env);
   if (!env) throw new ContractError('not_found', `run ${run.id} trained on environment ${run.env}, which is not registered here`);
-  const [train, heldout] = await Promise.all([s.envs.tasks(run.env, 'train'), s.envs.tasks(run.env, 'heldout')]);
+  // The run's own world: a retail run's size and seed decide which tasks exist.
+  const options = envOptions(run.config);
+  const [train, heldout] = await Promise.all([s.envs.tasks(run.env, 'train', options), s.envs.tasks(run.env, 'heldout', options)]);
   return {
     run: { id: run.id, name: run.name, algo: run.algo, step, config: run.config },
     env: { id: env.id, description: env.description, tools: env.tools },
     tasks: { train: train ?? [], heldout: heldout ?? [] },
     home: s.paths.home,
+    envOptions: options,
   };
 }
 

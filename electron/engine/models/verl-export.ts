@@ -37,6 +37,8 @@ export interface VerlRun {
   tasks: { train: TaskRef[]; heldout: TaskRef[] };
   /** The data home `envace mcp serve` should read (registered MCP envs live there). */
   home?: string;
+  /** The run's world (envOptions of its config): `envace mcp serve` builds the same one. */
+  envOptions?: Record<string, unknown>;
 }
 
 /** The tokenizer calls the lengths need (TextTokenizer has them). */
@@ -139,6 +141,8 @@ export function writeVerlFiles(dir: string, finalDir: string, v: VerlRun, tok: L
     ),
   );
   const args = ['mcp', 'serve', '--env', v.env.id, '--split', 'train', '--stdio', ...(v.home ? ['--home', v.home] : [])];
+  // The world the run trained in (its size, seed, mode): the served tasks must be the parquet's.
+  for (const [key, value] of Object.entries(v.envOptions ?? {})) args.push('--env-option', `${key}=${JSON.stringify(value)}`);
   // verl runs a batch's episodes at once in each agent-loop worker, each worker with its own server: the
   // cap (which closes the longest idle episode) must sit above any batch.
   args.push('--max-episodes', '10000');

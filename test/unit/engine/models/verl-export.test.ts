@@ -56,6 +56,7 @@ beforeAll(async () => {
     env: { id: env.id, description: env.description, tools: env.tools() },
     tasks: { train: env.tasks('train'), heldout: env.tasks('heldout') },
     home: '/home/me/.envace',
+    envOptions: { worldSize: 8, seed: 7 },
   };
   // nano with a context long enough for retail's prompt (a run on nano's 256 would have been refused too).
   const model = nanoConfig({ maxSeqLen: 1024 });
@@ -137,7 +138,7 @@ describe('verl export: one folder (golden)', () => {
     expect(tools.tools[0].mcp.tool_selected_list).toEqual(['start_task', 'finish', ...env.tools().map((t) => t.name)]);
     const servers = JSON.parse(readFileSync(join(out, VERL_FILES.servers), 'utf8'));
     expect(servers).toEqual({
-      mcpServers: { 'envace-retail': { command: 'envace', args: ['mcp', 'serve', '--env', 'retail', '--split', 'train', '--stdio', '--home', '/home/me/.envace', '--max-episodes', '10000'] } },
+      mcpServers: { 'envace-retail': { command: 'envace', args: ['mcp', 'serve', '--env', 'retail', '--split', 'train', '--stdio', '--home', '/home/me/.envace', '--env-option', 'worldSize=8', '--env-option', 'seed=7', '--max-episodes', '10000'] } },
     });
     expect(readYaml(join(out, VERL_FILES.agentLoops))).toEqual([{ name: 'envace_tool_agent', _target_: 'envace_verl.EnvaceToolAgentLoop' }]);
   });
