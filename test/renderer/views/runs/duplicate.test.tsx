@@ -37,7 +37,7 @@ describe('Duplicate and edit', () => {
     const source = makeRun('run-src', { config, status: 'failed', error: 'diverged at step 3' });
     const fake = fakeApi({
       'runs.get': () => source,
-      'envs.list': () => ({ items: [{ id: 'retail', description: '', track: 'scratch', toolCount: 3, taskCounts: { train: 1, heldout: 1, ood: 0 } }] }),
+      'envs.ids': () => ({ ids: ['retail'] }),
       'models.list': () => ({ items: [] }),
       'runs.create': () => source,
     });
