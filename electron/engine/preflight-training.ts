@@ -40,23 +40,8 @@ function stagesCheck(config: RunConfig): { check: Check; stages: Array<{ algo: s
   return { check: { name: 'stages', ok: true, detail: stages.map((st) => `${st.algo} × ${st.steps}`).join(' → ') }, stages };
 }
 
-/**
- * A fresh preset run's tokenizer: algorithms/policy.ts envTokenizer (byte-level BPE on the corpus with
- * digits kept out of the merges), restated because policy.ts loads the model stack; a test checks
- * that both give the same ids.
- */
-export async function freshTokenizer(corpus: readonly string[], vocabSize: number): Promise<PolicyTokenizer & { vocabSize: number }> {
-  const { trainTokenizer } = await import('../../native-models/tokenizer');
-  return trainTokenizer(
-    corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
-    { vocabSize },
-  );
-}
-
 /** Wall time spent recording demonstrations; past it, the fit is counted on those recorded so far. */
 export const DEMO_BUDGET_MS = 3000;
-/** Smallest vocabulary a fresh tokenizer gets (NativePolicy.create's MIN_VOCAB: specials, bytes, some merges). */
-const MIN_FRESH_VOCAB = 8 + 256 + 128;
 
 /**
  * The run's demonstrations, recorded as the run records them: all of them (a file, or the expert on
@@ -137,7 +122,8 @@ export async function contextFit(config: RunConfig, env: ToolEnv, modelsDir: str
     const corpus = sample.transcripts.length
       ? demoCorpus(sample.transcripts)
       : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
-    tokenizer = await freshTokenizer(corpus, Math.max(base.vocabSize, MIN_FRESH_VOCAB));
+    const { envTokenizer, MIN_VOCAB } = await import('./algorithms/env-tokenizer');
+    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB));
     maxSeqLen = base.maxSeqLen;
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';

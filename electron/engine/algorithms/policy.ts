@@ -23,8 +23,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
 import { resolveConfig } from '../../../native-models/transformer/config';
-import { SPECIAL_TOKENS, loadTokenizer, trainTokenizer } from '../../../native-models/tokenizer';
+import { SPECIAL_TOKENS, loadTokenizer } from '../../../native-models/tokenizer';
 import type { TextTokenizer } from '../../../native-models/tokenizer';
+import { envTokenizer, MIN_VOCAB } from './env-tokenizer';
 import { AlgorithmError } from './errors';
 import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
 
@@ -68,9 +69,6 @@ export interface ReferencePolicy {
   loadReference(dir: string): Promise<void>;
 }
 
-/** Smallest tokenizer worth training: the specials, the 256 bytes and some merges. */
-const MIN_VOCAB = 8 + 256 + 128;
-
 /** What every policy's trainers share, whatever the model came from. */
 export interface PolicyOptions {
   seed: number;
@@ -96,25 +94,7 @@ export interface PretrainedModel {
   tokenizer: TextTokenizer;
 }
 
-const tokenizerCache = new Map<string, TextTokenizer>();
-
-/**
- * Our byte-level BPE on the env corpus, memoised per (corpus, vocab size). Digits are kept out of
- * the merges (one byte each) so ids and numbers the model never saw still tokenize into pieces it
- * knows and can be copied digit by digit.
- */
-export function envTokenizer(corpus: readonly string[], vocabSize: number): TextTokenizer {
-  const key = `${vocabSize}:${corpus.length}:${corpus.join('\u0000')}`;
-  let tok = tokenizerCache.get(key);
-  if (!tok) {
-    tok = trainTokenizer(
-      corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
-      { vocabSize },
-    );
-    tokenizerCache.set(key, tok);
-  }
-  return tok;
-}
+export { envTokenizer } from './env-tokenizer';
 
 export class NativePolicy implements Policy, ReferencePolicy {
   readonly specials: SpecialIds;

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { preflight } from '../../../electron/engine/preflight';
-import { BENCH, checkpointCounts, FORMAT_SFT_STEPS, freshTokenizer, stageEnds, stageLayout } from '../../../electron/engine/preflight-training';
+import { BENCH, checkpointCounts, FORMAT_SFT_STEPS, stageEnds, stageLayout } from '../../../electron/engine/preflight-training';
 import { planStages } from '../../../electron/engine/algorithms/train';
-import { envTokenizer } from '../../../electron/engine/algorithms/policy';
 import { Algo } from '../../../electron/contract';
 import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
 import { envOptions } from '../../../electron/engine/algorithms/env-options';
@@ -84,16 +83,6 @@ describe('rules pre-flight shares with training', () => {
           if (!expected.problem) expect(stageEnds(config)).toEqual(planStages(config).slice(0, -1).map((st) => st.last));
         }
   });
-
-  it('freshTokenizer is the run’s tokenizer: the same vocabulary and ids as envTokenizer', async () => {
-    const cfg = RunConfig.parse(fits);
-    const env = await getEnv('retail', envOptions(cfg));
-    const corpus = demoCorpus(await runDemonstrations(env, env.tasks('train').slice(0, 12).map((t) => env.task(t.id)), cfg.sft, 'none', 0));
-    const ours = await freshTokenizer(corpus, 392);
-    const run = envTokenizer(corpus, 392);
-    expect(ours.vocabSize).toBe(run.vocabSize);
-    for (const text of [...corpus.slice(0, 20), 'order #W2024 for 3 items']) expect(ours.encode(text, { parseSpecial: false })).toEqual(run.encode(text, { parseSpecial: false }));
-  }, 60_000);
 });
 
 describe('format budget (a heuristic caution, not a refusal)', () => {

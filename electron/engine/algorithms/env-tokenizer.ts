@@ -1,0 +1,27 @@
+// The tokenizer a fresh preset run trains on its environment's corpus. Apart from policy.ts (which
+// loads the model stack and onnxruntime) so pre-flight can count tokens with exactly the run's
+// tokenizer on the engine's main thread.
+import { trainTokenizer, type TextTokenizer } from '../../../native-models/tokenizer';
+
+/** Smallest tokenizer worth training: the specials, the 256 bytes and some merges. */
+export const MIN_VOCAB = 8 + 256 + 128;
+
+const tokenizerCache = new Map<string, TextTokenizer>();
+
+/**
+ * Our byte-level BPE on the env corpus, memoised per (corpus, vocab size). Digits are kept out of
+ * the merges (one byte each) so ids and numbers the model never saw still tokenize into pieces it
+ * knows and can be copied digit by digit.
+ */
+export function envTokenizer(corpus: readonly string[], vocabSize: number): TextTokenizer {
+  const key = `${vocabSize}:${corpus.length}:${corpus.join('\u0000')}`;
+  let tok = tokenizerCache.get(key);
+  if (!tok) {
+    tok = trainTokenizer(
+      corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
+      { vocabSize },
+    );
+    tokenizerCache.set(key, tok);
+  }
+  return tok;
+}
