@@ -64,7 +64,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /** What only the owner may do, once it holds the lease: the engine before it is gone. */
   const takeOwnership = () => {
     store.runs.markInterrupted();
-    // An export killed mid-swap leaves its record pointing at a folder still under its temporary name.
+    // An export killed mid-write leaves a temp folder under a timestamped name no later export reuses,
+    // or (mid-swap) its record pointing at a folder still under its temporary name: the engine that
+    // wrote it is gone, so this is the one place to tidy them.
     try {
       recoverAtomicLeftovers(paths.exports);
     } catch (error) {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { recoverAtomicLeftovers } from '../../../native-models/io/atomic';
 import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
 import type { ExportOptions, ModelCard, ModelEntry } from '../models';
 
@@ -98,9 +97,6 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
   'exports.create': async ({ source, format, outDir, ggufDtype, force }, ctx) => {
-    // An export killed mid-write leaves a temp folder under a timestamped name no later export
-    // reuses; this engine owns the home (exports.create is refused read-only), so clear them here.
-    recoverAtomicLeftovers(s.paths.exports);
     const m = await models();
     let model: Pick<ExportOptions, 'config' | 'weights' | 'tokenizer'>;
     let label: string;
