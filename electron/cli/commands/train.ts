@@ -126,6 +126,8 @@ export function registerTrain(program: Command): void {
             const model = opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined;
             const recipe = await api.call('runs.recipe', { env: opts.env, ...(model ? { model } : {}) });
             out.line(`recipe ${recipe.id}: ${recipe.notes}`);
+            const { minutes, heldoutSuccess, measured } = recipe.expected;
+            if (minutes !== null && heldoutSuccess !== null) out.line(`expected: about ${minutes} min, held-out success ${Math.round(heldoutSuccess * 100)} % (measured ${measured})`);
             config = configFromFlags(opts, recipe.config as unknown as Record<string, unknown>);
           }
           // The checkpoint decides the model: without --preset/--model, take the one it was trained as.

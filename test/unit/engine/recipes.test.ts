@@ -32,6 +32,11 @@ describe('recommended recipes', () => {
   it('an imported model gets LoRA and full tool schemas; presets keep the from-scratch shape', () => {
     expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, rollout: { toolSchemas: 'full' } });
     expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 20, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
+    // nano on retail trains procedural look-ups (on the fixed world it solves no held-out task), with its measured figures.
+    const retailNano = recommendedRecipe('retail', { preset: 'nano' });
+    expect(RunConfig.parse(retailNano.config)).toMatchObject({ worldMode: 'procedural', taskMix: 'lookups', rollout: { maxTurns: 3 } });
+    expect(retailNano.expected.heldoutSuccess).toBeGreaterThan(0);
+    expect(RunConfig.parse(recommendedRecipe('household', { preset: 'nano' }).config).worldMode).toBe('fixed');
     // The RL stage runs at its own rate, not at the end of the SFT cosine.
     expect(RunConfig.parse(recommendedRecipe('household', { preset: 'nano' }).config).optim.stages.rl).toMatchObject({ schedule: 'constant' });
   });
