@@ -1,6 +1,6 @@
 // ONNX Runtime sessions from serialised graphs, with an execution-provider choice that falls back
 // to the CPU (with a message saying why) when a GPU provider cannot load on this machine.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -54,10 +54,38 @@ function missingCudaLibrary(): string | null {
   }
 }
 
+/**
+ * On Linux, onnxruntime-node's WebGPU runs on Dawn's Vulkan backend; without the Vulkan loader Dawn
+ * prints "Couldn't load Vulkan" to stderr on every try before failing — noise in a CPU-only user's
+ * first `envace train`. The loader is found through the dynamic linker's cache or LD_LIBRARY_PATH;
+ * where neither can be read (no cache file), say nothing and let ORT try.
+ */
+export function missingVulkanLoader(
+  host: { platform: NodeJS.Platform; ldLibraryPath?: string; readLdCache: () => Buffer; exists: (file: string) => boolean } = {
+    platform: process.platform,
+    ldLibraryPath: process.env.LD_LIBRARY_PATH,
+    readLdCache: () => readFileSync('/etc/ld.so.cache'),
+    exists: existsSync,
+  },
+): string | null {
+  if (host.platform !== 'linux') return null;
+  const lib = 'libvulkan.so.1';
+  if ((host.ldLibraryPath ?? '').split(':').some((dir) => dir && host.exists(join(dir, lib)))) return null;
+  try {
+    return host.readLdCache().includes(lib) ? null : `WebGPU needs the Vulkan loader (${lib}), which is not installed`;
+  } catch {
+    return null;
+  }
+}
+
 function knownUnavailable(provider: Provider): string | null {
   if (provider === 'cuda' && !unavailable.has('cuda')) {
     const missing = missingCudaLibrary();
     if (missing) unavailable.set('cuda', missing);
+  }
+  if (provider === 'webgpu' && !unavailable.has('webgpu')) {
+    const missing = missingVulkanLoader();
+    if (missing) unavailable.set('webgpu', missing);
   }
   return unavailable.get(provider) ?? null;
 }

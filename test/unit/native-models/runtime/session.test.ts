@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Graph } from '../../../../native-models/graph/builder';
 import * as F from '../../../../native-models/graph/functional';
 import { toOnnxBytes } from '../../../../native-models/graph/serialize';
-import { availableProviders, createSession, ort } from '../../../../native-models/runtime/session';
+import { availableProviders, createSession, missingVulkanLoader, ort } from '../../../../native-models/runtime/session';
 
 function doubler(): Uint8Array {
   const g = new Graph('doubler');
@@ -11,6 +11,17 @@ function doubler(): Uint8Array {
 }
 
 describe('runtime sessions', () => {
+  it('skips WebGPU on Linux when the Vulkan loader is in neither the linker cache nor LD_LIBRARY_PATH (Dawn would print to stderr)', () => {
+    const cache = (names: string) => () => Buffer.from(`ld.so-1.7.0\0${names}\0/usr/lib/x86_64-linux-gnu/${names}`);
+    const host = { platform: 'linux' as const, readLdCache: cache('libm.so.6'), exists: () => false };
+    expect(missingVulkanLoader(host)).toMatch(/Vulkan loader \(libvulkan\.so\.1\)/);
+    expect(missingVulkanLoader({ ...host, readLdCache: cache('libvulkan.so.1') })).toBeNull();
+    expect(missingVulkanLoader({ ...host, ldLibraryPath: '/opt/a:/opt/vk', exists: (f) => f === '/opt/vk/libvulkan.so.1' })).toBeNull();
+    // No cache to read (musl, Nix): no claim, ORT tries. Other platforms have their own WebGPU backends.
+    expect(missingVulkanLoader({ ...host, readLdCache: () => { throw new Error('ENOENT'); } })).toBeNull();
+    expect(missingVulkanLoader({ ...host, platform: 'win32' })).toBeNull();
+  });
+
   it('probes providers: cpu always loads, every report says why not when one fails', async () => {
     const reports = await availableProviders();
     expect(reports.map((r) => r.provider).sort()).toEqual(['cpu', 'cuda', 'webgpu']);
