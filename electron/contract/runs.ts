@@ -31,7 +31,7 @@ const stageOptim = (resetMoments: boolean) =>
     warmupSteps: z.number().int().min(0).optional(),
     minLrRatio: z.number().min(0).max(1).optional(),
     schedule: z.enum(['cosine', 'constant']).optional(),
-    /** Zero the AdamW moments when this stage starts (never for a run's first stage: there is nothing to reset). */
+    /** Zero the AdamW moments when this stage starts (a run's first stage has none to reset, unless it starts from another run's checkpoint: initFrom). */
     resetMoments: z.boolean().default(resetMoments),
   });
 export const StageOptim = stageOptim(true);

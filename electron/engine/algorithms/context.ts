@@ -81,10 +81,11 @@ export class RunContext {
 
   /**
    * Before `stage` runs from `start`: its own learning rate, and (only at its true first step, so a
-   * resume mid-stage keeps the saved moments) zeroed moments when the stage asks for them.
+   * resume mid-stage keeps the saved moments) zeroed moments when the stage asks for them. A run
+   * from another run's checkpoint (initFrom) has moments before its first stage, so that one may reset too.
    */
   beginStage(stage: Stage, start: number): void {
-    if (start === stage.first && stageResetsMoments(this.config, stage, stage === this.stages[0])) {
+    if (start === stage.first && stageResetsMoments(this.config, stage, stage === this.stages[0] && !this.config.initFrom)) {
       this.policy.resetMoments();
       this.io.onLog('info', `stage ${stage.algo}: AdamW moments reset (optim.stages.${stageKey(stage.algo)}.resetMoments)`);
     }

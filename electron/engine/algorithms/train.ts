@@ -128,9 +128,9 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   let policy: NativePolicy;
   if (from) policy = await NativePolicy.fromCheckpoint(from.dir, options);
   else if (init) {
+    // Its weights and AdamW moments; the first stage zeroes the moments or keeps them by its own
+    // optim.stages.*.resetMoments (RunContext.beginStage), as any later stage of a run does.
     policy = await NativePolicy.fromCheckpoint(init, options);
-    // Its weights, not its optimiser: this run's first stage starts like a fresh one.
-    policy.resetMoments();
     io.onLog('info', `initialised from ${init}`);
   } else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options, loraOf(config));
   else {

@@ -22,11 +22,15 @@ const common: RunConfigInput = {
 };
 
 describe('initFrom: a run that starts from another run’s checkpoint', () => {
-  it('trains its own method and budget from the SFT checkpoint, with its tokenizer, fresh optimiser and its own step count', async () => {
+  it('trains its own method and budget from the SFT checkpoint, with its tokenizer, its own schedule and moments choice and its own step count', async () => {
     const engine = createEngine({ home });
     const api = inProcessClient(engine);
     const logs: string[] = [];
-    api.on('run.log', (e) => logs.push(e.message));
+    const logsOf = new Map<string, string[]>();
+    api.on('run.log', (e) => {
+      logs.push(e.message);
+      logsOf.set(e.runId, [...(logsOf.get(e.runId) ?? []), e.message]);
+    });
     try {
       const sft = await api.call('runs.create', { config: { ...common, algo: 'sft', steps: 4, checkpointEvery: 2 }, start: true });
       expect((await settledRun(api, sft.id)).status).toBe('completed');
@@ -41,6 +45,12 @@ describe('initFrom: a run that starts from another run’s checkpoint', () => {
       const { series } = await api.call('metrics.query', { runId: rl.id, keys: ['lr'], maxPoints: 10 });
       expect(series[0].steps[0]).toBe(1);
       expect(series[0].values[0]).toBeCloseTo(3e-3, 8);
+      // Its first stage zeroes the checkpoint's AdamW moments by default; resetMoments false keeps them.
+      expect(logsOf.get(rl.id)!.some((m) => m.includes('AdamW moments reset'))).toBe(true);
+      const keep = await api.call('runs.create', { config: { ...common, algo: 'grpo-real', steps: 1, initFrom: { runId: sft.id, step: 2 }, optim: { ...common.optim, stages: { rl: { resetMoments: false } } } }, start: true });
+      expect((await settledRun(api, keep.id)).status).toBe('completed');
+      expect(logsOf.get(keep.id)!.some((m) => m.includes('initialised from'))).toBe(true);
+      expect(logsOf.get(keep.id)!.some((m) => m.includes('AdamW moments reset'))).toBe(false);
 
       const wrongModel = api.call('runs.create', { config: { ...common, model: { preset: 'tiny' }, algo: 'envace', initFrom: { runId: sft.id } } });
       await expect(wrongModel).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/set model to match/) });
