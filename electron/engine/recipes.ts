@@ -31,14 +31,19 @@ const RETAIL_NANO_EXPECTED: Recipe['expected'] = {
   measured: '2026-12-01 on a 2-core machine while another training job shared both cores (seed 0)',
 };
 
-/** Shapes per preset for the from-scratch track: what fits the context with room for a few turns. */
+/**
+ * Shapes per preset for the from-scratch track: what fits the context with room for a few turns.
+ * The RL stage's rate is about 1/60 of SFT's peak: on tiny's retail SFT checkpoint 10–20 grpo-real
+ * steps at 1e-4–3e-4 undid what SFT taught (training-task success 0.40 → 0.00–0.30), at 3e-5 they
+ * kept it (experiment/suite.ts has the figures); nano and small are scaled alike, not measured.
+ */
 const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
   nano: {
     algo: 'sft+envace',
     steps: 8,
     sft: { steps: 400 },
     rollout: { k: 4, tasksPerStep: 4, maxTurns: 4, maxTokensPerTurn: 64, maxObservationTokens: 48, temperature: 0.8, toolSchemas: 'none' },
-    optim: { lr: 3e-3, warmupSteps: 10, stages: { rl: { lr: 5e-4, warmupSteps: 1, schedule: 'constant' } } },
+    optim: { lr: 3e-3, warmupSteps: 10, stages: { rl: { lr: 5e-5, warmupSteps: 1, schedule: 'constant' } } },
     // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
     testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 50,
@@ -49,7 +54,7 @@ const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
     steps: 20,
     sft: { steps: 400 },
     rollout: { k: 4, tasksPerStep: 2, maxTurns: 6, maxTokensPerTurn: 96, maxObservationTokens: 384, temperature: 0.8, toolSchemas: 'none' },
-    optim: { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-4, warmupSteps: 2, schedule: 'constant' } } },
+    optim: { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-5, warmupSteps: 2, schedule: 'constant' } } },
     // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
     testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 50,
@@ -60,7 +65,7 @@ const SHAPES: Record<'nano' | 'tiny' | 'small', Knobs> = {
     steps: 20,
     sft: { steps: 600 },
     rollout: { k: 4, tasksPerStep: 2, maxTurns: 8, maxTokensPerTurn: 128, maxObservationTokens: 512, temperature: 0.8, toolSchemas: 'compact' },
-    optim: { lr: 1e-3, warmupSteps: 30, stages: { rl: { lr: 2e-4, warmupSteps: 2, schedule: 'constant' } } },
+    optim: { lr: 1e-3, warmupSteps: 30, stages: { rl: { lr: 2e-5, warmupSteps: 2, schedule: 'constant' } } },
     // The policy sees rehearsal memories in training, so test-time rehearsal is not out of distribution.
     testTime: { memoryAwareFraction: 0.25 },
     checkpointEvery: 100,
