@@ -50,6 +50,11 @@ export const RunConfig = z.strictObject({
   worldMode: z.enum(['fixed', 'procedural']).default('fixed'),
   /** Curriculum: which task families train/held-out draw from — one-call look-ups, + chains, or all (ood keeps its own). */
   taskMix: z.enum(['lookups', 'chains', 'all']).default('all'),
+  /**
+   * retail: how many training tasks the generator draws (its default: 200). In a procedural world every
+   * task brings new entities, so more tasks is more to generalise from, where 200 are memorised.
+   */
+  trainTasks: z.number().int().min(1).max(20_000).optional(),
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
   steps: z.number().int().min(1).max(1_000_000).default(50),

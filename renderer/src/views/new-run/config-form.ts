@@ -28,6 +28,7 @@ const topLevelGroup: Record<string, GroupId> = {
   worldSize: 'setup',
   worldMode: 'setup',
   taskMix: 'setup',
+  trainTasks: 'setup',
   model: 'setup',
   provider: 'setup',
   seed: 'setup',

@@ -23,6 +23,16 @@ describe('worldMode and taskMix reach the env from a run config', () => {
     expect(Object.keys(retail.worldOf(task).users as object)).toHaveLength(12);
   });
 
+  it('retail: --set trainTasks=600 draws that many training tasks, each its own world, held-out untouched', async () => {
+    const { config, env } = await envFromCli('retail', ['worldMode=procedural', 'taskMix=lookups', 'trainTasks=600']);
+    expect(envOptions(config)).toMatchObject({ counts: { train: 600 } });
+    const retail = env as RetailEnv;
+    expect(retail.tasks('train')).toHaveLength(600);
+    expect(retail.tasks('heldout')).toHaveLength(50);
+    expect(new Set(retail.tasks('train').map((r) => retail.task(r.id).meta?.worldSeed)).size).toBe(600);
+    expect(RunConfig.safeParse({ env: 'retail', trainTasks: 0 }).success).toBe(false);
+  });
+
   it('household: the same knobs, with worldSize as the object count', async () => {
     const { env } = await envFromCli('household', ['worldMode=procedural', 'taskMix=chains', 'worldSize=6']);
     const household = env as HouseholdEnv;
