@@ -5,7 +5,7 @@
  * differences, with the sign each seed gave.
  */
 import type { Cell, Count, EvalCell, RunCell, StepTiming } from './cells';
-import { type Split, type Variant, testTimeVariants, variantKey } from './plan';
+import { type Split, type Variant, sftTestTimeVariant, testTimeVariants, variantKey } from './plan';
 import { METHODS, METHOD_LABELS, type Method, type Suite } from './suite';
 
 export interface Stat {
@@ -87,10 +87,11 @@ export function variantLabel(v: Variant): string {
   return v.testTime ? `${base} + TT ${v.testTime.mode} N=${v.testTime.rehearsals}` : base;
 }
 
-/** Table order: SFT only, then the methods as METHODS lists them, then envace's test-time variants. */
+/** Table order: SFT only, then the methods as METHODS lists them, then the test-time rows (the SFT checkpoint's first). */
 export function variantOrder(suite: Pick<Suite, 'methods' | 'testTime'>): Variant[] {
   const rows: Variant[] = METHODS.filter((m) => m === 'sft' || suite.methods.includes(m)).map((method) => ({ method, testTime: null }));
-  return suite.methods.includes('envace') ? [...rows, ...testTimeVariants(suite)] : rows;
+  const sftTestTime = sftTestTimeVariant(suite);
+  return suite.methods.includes('envace') ? [...rows, ...(sftTestTime ? [sftTestTime] : []), ...testTimeVariants(suite)] : rows;
 }
 
 const rate = (c: Count | null) => (c && c.total > 0 ? c.errors / c.total : null);
@@ -131,8 +132,8 @@ export function aggregate(cells: readonly Cell[], suite: Pick<Suite, 'seeds' | '
         variant: key,
         label: variantLabel(v),
         n: held.length,
-        heldout: splitFigures(key, 'heldout', v.method === 'sft'),
-        train: splitFigures(key, 'train', v.method === 'sft'),
+        heldout: splitFigures(key, 'heldout', key === 'sft'),
+        train: splitFigures(key, 'train', key === 'sft'),
         testEnvCallsPerTask: meanStd(held.map((c) => c.envCallsPerTask)),
         tokensPerTask: meanStd(held.map((c) => c.tokensPerTask)),
         evalWallS: meanStd(held.map((c) => c.wallMs / 1000)),

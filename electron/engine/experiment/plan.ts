@@ -59,6 +59,19 @@ export function testTimeVariants(suite: Pick<Suite, 'testTime'>): Variant[] {
   );
 }
 
+/**
+ * The SFT checkpoint with the suite's first test-time setting (fewest rehearsals), held-out: the
+ * same tasks as envace's test-time rows, so its rehearsal fidelity is the "before" of envace's
+ * (fidelity rising during envace training, measured on identical tasks; the reality checks of
+ * training rollouts see different tasks at the first and last step), and its success says whether
+ * rehearsal at test time helps a policy that envace never trained.
+ */
+export function sftTestTimeVariant(suite: Pick<Suite, 'testTime' | 'methods'>): Variant | null {
+  const [mode] = suite.testTime.modes;
+  if (!suite.methods.includes('envace') || mode === undefined || !suite.testTime.rehearsals.length) return null;
+  return { method: 'sft', testTime: { mode, rehearsals: Math.min(...suite.testTime.rehearsals) } };
+}
+
 /** The config fields that make a method what it is, on top of the shared ones. */
 function methodConfig(method: Exclude<Method, 'sft'>, suite: Suite): Omit<RunConfigInput, 'env'> {
   switch (method) {
@@ -102,7 +115,7 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: true }, checkpointEvery: S },
     steps: S,
     evalLimit,
-    evals: plain('sft'),
+    evals: [...plain('sft'), ...[sftTestTimeVariant(suite)].flatMap((v) => (v ? evals(v, ['heldout']) : []))],
     realityCheck: false,
   };
   const methods = suite.methods

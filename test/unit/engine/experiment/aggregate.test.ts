@@ -83,12 +83,13 @@ describe('aggregate', () => {
     runCell('envace', 1, { fidelityStart: 0.2, fidelityEnd: 0.4, imaginedErrors: { errors: 0, total: 10 }, checkedErrors: { imagined: { errors: 0, total: 5 }, real: { errors: 2, total: 5 } } }),
     evalCell('envace', 1, 'heldout', { success: 0.5 }),
     evalCell('envace', 1, 'heldout', { success: 0.75, fidelity: 0.3 }, tt),
+    evalCell('sft', 1, 'heldout', { success: 0, fidelity: 0.5 }, tt),
   ];
   const rows = aggregate(cells, suite);
   const row = (variant: string) => rows.find((r) => r.variant === variant)!;
 
   it('one row per variant in table order; the SFT row has no Δ of its own', () => {
-    expect(rows.map((r) => r.variant)).toEqual(['sft', 'grpo-real', 'envace', 'envace+tt-parallel-2']);
+    expect(rows.map((r) => r.variant)).toEqual(['sft', 'grpo-real', 'envace', 'sft+tt-parallel-2', 'envace+tt-parallel-2']);
     expect(row('sft').heldout.deltaSuccess).toBeNull();
     expect(row('sft').heldout.success).toEqual({ mean: 0.375, std: Math.sqrt(0.03125), n: 2 });
   });
@@ -102,6 +103,9 @@ describe('aggregate', () => {
     expect(grpo.train.deltaSuccess).toEqual({ mean: 0.25, std: null, n: 1, signs: ['+', '·'] });
     expect(row('envace+tt-parallel-2').heldout.deltaSuccess).toEqual({ mean: 0.5, std: null, n: 1, signs: ['+', '·'] });
     expect(row('envace+tt-parallel-2').train.deltaSuccess).toBeNull();
+    // The SFT checkpoint with rehearsal pairs against the same checkpoint without: seed 1, 0 − 0.25.
+    expect(row('sft+tt-parallel-2').heldout.deltaSuccess).toEqual({ mean: -0.25, std: null, n: 1, signs: ['−', '·'] });
+    expect(row('sft+tt-parallel-2').testTimeFidelity).toMatchObject({ mean: 0.5 });
   });
 
   it('training figures from the row’s own run: data env calls include the seed’s SFT gathering, step time in seconds', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RunConfig, plannedSteps } from '../../../../electron/contract';
 import { variantLabel, variantOrder } from '../../../../electron/engine/experiment/aggregate';
 import { estimateSuite } from '../../../../electron/engine/experiment/estimate';
-import { planSeed, planSuite, variantKey, withInit } from '../../../../electron/engine/experiment/plan';
+import { planSeed, planSuite, sftTestTimeVariant, variantKey, withInit } from '../../../../electron/engine/experiment/plan';
 import { SUITES, type Suite, SuiteError, checkSuite, rwmlSplit, suiteByName } from '../../../../electron/engine/experiment/suite';
 
 const suite: Suite = {
@@ -56,7 +56,10 @@ describe('planSeed', () => {
   });
 
   it('cells: each run evaluated on held-out and training tasks; envace also with each test-time setting, held-out', () => {
-    expect(seed.sft.evals.map((e) => e.key)).toEqual(['retail/7/sft/heldout', 'retail/7/sft/train']);
+    // The SFT checkpoint also with the fewest rehearsals: the same held-out tasks envace's test-time rows rehearse.
+    expect(seed.sft.evals.map((e) => e.key)).toEqual(['retail/7/sft/heldout', 'retail/7/sft/train', 'retail/7/sft+tt-parallel-1/heldout']);
+    expect(sftTestTimeVariant({ ...suite, methods: ['sft', 'grpo-real'] })).toBeNull();
+    expect(sftTestTimeVariant({ ...suite, testTime: { modes: [], rehearsals: [1] } })).toBeNull();
     const envace = seed.methods.find((m) => m.method === 'envace')!;
     expect(envace.evals.map((e) => `${variantKey(e.variant)}/${e.split}`)).toEqual([
       'envace/heldout',
@@ -87,6 +90,7 @@ describe('planSeed', () => {
       'PaW',
       'PaW (CE world loss)',
       'RWML → grpo-real',
+      'SFT only + TT parallel N=1',
       'envace + TT parallel N=1',
       'envace + TT parallel N=2',
       'envace + TT parallel N=4',

@@ -42,10 +42,10 @@ describe('experiment report', () => {
   const summary = summarize(result);
 
   it('summarize: rows in table order with the paired Δ; unmeasured variants stay empty', () => {
-    expect(summary.rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'envace + TT parallel N=2']);
+    expect(summary.rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'SFT only + TT parallel N=2', 'envace + TT parallel N=2']);
     expect(summary.rows[1]).toMatchObject({ n: 1, trainEnvCalls: { mean: 33 }, gatherEnvCalls: { mean: 300 }, heldout: { deltaSuccess: { mean: 0.25, signs: ['+'] } } });
     expect(summary.rows[2].heldout.deltaSuccess).toMatchObject({ mean: -0.125, signs: ['−'] });
-    expect(summary.rows[3].n).toBe(0);
+    expect(summary.rows[4].n).toBe(0);
     expect(summary.curves).toHaveLength(6);
   });
 
@@ -68,7 +68,7 @@ describe('experiment report', () => {
       'retail-fidelity.svg',
     ]);
     const json = JSON.parse(fs.readFileSync(written[0], 'utf8'));
-    expect(json.rows).toHaveLength(4);
+    expect(json.rows).toHaveLength(5);
     expect(json.cells).toHaveLength(6);
     expect(json.failures[0].error).toBe('boom');
     expect(fs.readFileSync(written[1], 'utf8')).toContain('| grpo-real | 1 | 0.500 | +0.250 [+] |');

@@ -160,6 +160,7 @@ describe('runExperiment over the contract', () => {
       'retail/1/sft',
       'retail/1/sft/heldout',
       'retail/1/sft/train',
+      'retail/1/sft+tt-parallel-2/heldout',
       'retail/1/grpo-real',
       'retail/1/grpo-real/heldout',
       'retail/1/grpo-real/train',
@@ -260,7 +261,7 @@ describe('runExperiment over the contract', () => {
     const error = await run.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExperimentCancelled);
     expect(api.calls.filter(([m]) => m === 'runs.cancel')).toEqual([['runs.cancel', { id: 'run-2' }]]);
-    expect((error as ExperimentCancelled).partial.cells.map((c) => c.key)).toEqual(['retail/1/sft', 'retail/1/sft/heldout', 'retail/1/sft/train']);
+    expect((error as ExperimentCancelled).partial.cells.map((c) => c.key)).toEqual(['retail/1/sft', 'retail/1/sft/heldout', 'retail/1/sft/train', 'retail/1/sft+tt-parallel-2/heldout']);
     expect(creates(api)).toHaveLength(2);
     expect(progress.at(-1)).toMatchObject({ run: 2, runs: 4, label: 'grpo-real', step: 4 });
     // 10 SFT steps + 4 of grpo-real out of 10 + 3 × 4.
