@@ -117,8 +117,9 @@ const TEST_TIME = { modes: ['parallel', 'sequential'] as RehearsalMode[], rehear
 
 /**
  * Budgets sized by estimate.ts from the bench throughputs: quick ≈ 9 min on a quiet 2-core machine,
- * 16 min with other work on both cores (limit 20); full ≈ 78 / 148 min (limit 2.5 h). Not measured
- * yet: `envace experiment` prints the estimate when it starts and the wall time when it ends.
+ * 16 min with other work on both cores (limit 20). full was measured on 2026-12-01: ≈ 64 min of cells
+ * on a quiet 2-core machine (42 training, 21 evaluating; README "The side-by-side experiment"), where
+ * the estimate says 43 — it undercounts SFT (≈ 9 min a seed, not 5.5) and test-time evaluations.
  */
 export const SUITES: Record<'quick' | 'full', Suite> = {
   quick: {
