@@ -25,10 +25,10 @@ type Knobs = Omit<RunConfigInput, 'env' | 'model'>;
 const NOT_MEASURED = { minutes: null, heldoutSuccess: null, diskMB: null, measured: null };
 /** `envace train --env retail --preset nano` on a fresh home (608 steps: held-out invalid actions 12 %). */
 const RETAIL_NANO_EXPECTED: Recipe['expected'] = {
-  minutes: 2.3,
+  minutes: 1,
   heldoutSuccess: 0.14,
   diskMB: 6,
-  measured: '2026-12-01 on a 2-core machine while another training job shared both cores (seed 0)',
+  measured: '2026-12-01 on a quiet 2-core machine, seed 0 (2.3 min with another training job on both cores)',
 };
 
 /**
