@@ -59,6 +59,7 @@ describe('envace experiment, micro suite end to end', () => {
     expect(evals(result.cells).map((c) => c.key)).toEqual([
       'retail/3/sft/heldout',
       'retail/3/sft/train',
+      'retail/3/sft+tt-sequential-1/heldout',
       'retail/3/grpo-real/heldout',
       'retail/3/grpo-real/train',
       'retail/3/envace/heldout',
@@ -66,7 +67,7 @@ describe('envace experiment, micro suite end to end', () => {
       'retail/3/envace+tt-sequential-1/heldout',
     ]);
     const rows = summarize(result).rows;
-    expect(rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'envace + TT sequential N=1']);
+    expect(rows.map((r) => r.label)).toEqual(['SFT only', 'grpo-real', 'envace', 'SFT only + TT sequential N=1', 'envace + TT sequential N=1']);
     expect(rows[0].heldout.deltaSuccess).toBeNull();
     for (const r of rows.slice(1)) expect(r.heldout.deltaSuccess!.signs).toHaveLength(1);
   });
