@@ -94,6 +94,7 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
   const shared: RunConfigInput = {
     env: plan.env,
     worldSize: plan.worldSize,
+    ...(plan.worldMode ? { worldMode: plan.worldMode } : {}),
     ...(plan.taskMix ? { taskMix: plan.taskMix } : {}),
     model: { preset: plan.preset },
     seed,
