@@ -13,6 +13,21 @@ import type { Suite } from './suite';
 
 export type TrainingFigures = Omit<RunCell, 'kind' | 'key' | 'env' | 'seed' | 'method' | 'runId' | 'step'>;
 
+/** A run's figures before anything is read: no env calls, no time, nothing measured. */
+export const NO_TRAINING_FIGURES: Readonly<TrainingFigures> = {
+  gatherEnvCalls: 0,
+  trainEnvCalls: 0,
+  trainWallMs: 0,
+  groupsWithSignal: null,
+  timing: null,
+  curves: [],
+  fidelityStart: null,
+  fidelityEnd: null,
+  imaginedErrors: null,
+  realErrors: null,
+  checkedErrors: null,
+};
+
 const CURVE_KEYS = ['reward', 'reward/act', 'reward/rehearse', 'groups_with_signal', 'rwml/similarity'];
 const KEYS = ['env_calls', 'gather_env_calls', 'step_ms', 'tokens_generated', 'tokens_per_s', ...CURVE_KEYS];
 
@@ -99,17 +114,12 @@ export async function trainingFigures(api: WorkbenchApi, suite: Suite, plan: Run
   const { series } = await api.call('metrics.query', { runId, keys: KEYS, maxPoints: 100_000 });
   const byKey = new Map(series.filter((s) => s.steps.length).map((s) => [s.key, s]));
   const figures: TrainingFigures = {
+    ...NO_TRAINING_FIGURES,
+    curves: [], // its own array: the curves below are pushed onto it
     gatherEnvCalls: sum(byKey.get('gather_env_calls')),
     trainEnvCalls: sum(byKey.get('env_calls')),
     trainWallMs: sum(byKey.get('step_ms')),
     groupsWithSignal: byKey.has('groups_with_signal') ? mean(byKey.get('groups_with_signal')!.values) : null,
-    timing: null,
-    curves: [],
-    fidelityStart: null,
-    fidelityEnd: null,
-    imaginedErrors: null,
-    realErrors: null,
-    checkedErrors: null,
   };
   if (plan.method === 'sft') return figures;
   for (const key of CURVE_KEYS) {

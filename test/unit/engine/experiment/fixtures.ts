@@ -1,5 +1,6 @@
 /** Hand-made cells for the aggregation, format and report tests: zeros unless a test says otherwise. */
 import type { EvalCell, RunCell } from '../../../../electron/engine/experiment/cells';
+import { NO_TRAINING_FIGURES } from '../../../../electron/engine/experiment/figures';
 import type { Split, Variant } from '../../../../electron/engine/experiment/plan';
 import type { Method } from '../../../../electron/engine/experiment/suite';
 
@@ -31,16 +32,7 @@ export const runCell = (method: Method, seed: number, over: Partial<RunCell> = {
   method,
   runId: `run-${method}-${seed}`,
   step: 8,
-  gatherEnvCalls: 0,
-  trainEnvCalls: 0,
-  trainWallMs: 0,
-  groupsWithSignal: null,
-  timing: null,
+  ...NO_TRAINING_FIGURES,
   curves: [],
-  fidelityStart: null,
-  fidelityEnd: null,
-  imaginedErrors: null,
-  realErrors: null,
-  checkedErrors: null,
   ...over,
 });

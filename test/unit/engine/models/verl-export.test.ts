@@ -230,7 +230,7 @@ describe('verl export: the reward function', () => {
  * ToolAgentLoop.run / _handle_pending_state / _call_tool, FunctionCall, ToolResponse, ClientManager),
  * so the agent loop's own logic runs here without verl; whether verl calls it so is not checked.
  */
-const VERL_STUBS: Record<string, string> = {
+const VERL_STAND_INS: Record<string, string> = {
   'verl/__init__.py': '',
   'verl/experimental/__init__.py': '',
   'verl/experimental/agent_loop/__init__.py': '',
@@ -305,8 +305,8 @@ const VERL_STUBS: Record<string, string> = {
 
 describe('verl export: the agent loop over stand-ins for verl', () => {
   it('opens one episode, adds its id to every call, keeps episode tools from the model, and finishes with the last act’s answer', () => {
-    const dir = tmp.make('envace-verl-stubs-');
-    for (const [file, code] of Object.entries(VERL_STUBS)) {
+    const dir = tmp.make('envace-verl-stand-ins-');
+    for (const [file, code] of Object.entries(VERL_STAND_INS)) {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       writeFileSync(join(dir, file), `${code}\n`);
     }
