@@ -101,7 +101,8 @@ describe('a third-party stateful MCP server as an environment', () => {
       await engine.close();
     }
 
-    const evaluated = await runEnvace(home, 'eval', '--run', run.run, '--env', 'memory', '--split', 'heldout', '--json');
+    // A run evaluates in the environment it trained on: no --env needed.
+    const evaluated = await runEnvace(home, 'eval', '--run', run.run, '--split', 'heldout', '--json');
     expect(evaluated.code, evaluated.stderr).toBe(0);
     expect(lastJson(evaluated.stdout)).toMatchObject({ runId: run.run, tasks: 3, split: 'heldout' });
   });

@@ -10,7 +10,7 @@ interface EvalOptions extends CommonOptions {
   run?: string;
   checkpoint?: string;
   policy?: string;
-  env: string;
+  env?: string;
   split: string;
   limit?: string;
   rehearsals?: string;
@@ -26,7 +26,7 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
   const result = await withEngine(opts.home, async (api) => {
     const run = await api.call('runs.get', { id: opts.run! });
-    if (run.env !== opts.env) throw new CliError(`run ${run.id} trained on ${run.env}, not ${opts.env}`, EXIT.usage);
+    if (opts.env !== undefined && run.env !== opts.env) throw new CliError(`run ${run.id} trained on ${run.env}, not ${opts.env}`, EXIT.usage);
     out.line(`evaluating ${run.id} on ${opts.split}${rehearsals ? ` with ${rehearsals} ${opts.mode ?? 'parallel'} rehearsals per task` : ''}…`);
     return api.call('evals.run', { runId: run.id, split: opts.split as Split, limit, rehearsals, mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel' });
   });
@@ -56,7 +56,7 @@ export function registerEval(program: Command): void {
     .option('--run <id>', 'run id')
     .option('--checkpoint <dir>', 'checkpoint folder')
     .option('--policy <policy>', 'built-in policy: oracle (the scripted expert / gold replay)')
-    .requiredOption('--env <env>', 'environment id')
+    .option('--env <env>', 'environment id (with --policy; a run evaluates on its own)')
     .option('--split <split>', 'train | heldout | ood', 'heldout')
     .option('--limit <n>', 'evaluate at most this many tasks')
     .option('--rehearsals <n>', 'test-time private rehearsals')
@@ -70,6 +70,7 @@ export function registerEval(program: Command): void {
           return;
         }
         if (opts.policy !== 'oracle') throw new CliError(`unknown --policy "${opts.policy}" (built-in: oracle)`, EXIT.usage);
+        if (opts.env === undefined) throw new CliError('--policy oracle needs --env ID', EXIT.usage);
         const limit = opts.limit === undefined ? undefined : Number(opts.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new CliError('--limit must be a positive integer', EXIT.usage);
         await withUserEnvs(opts.home);

@@ -32,6 +32,9 @@ describe('envace', () => {
   it('a usage error exits 2', async () => {
     expect((await envace('runs', 'list', '--bogus')).code).toBe(2);
     expect((await envace('eval', '--env', 'retail', '--policy', 'oracle', '--split', 'everything')).code).toBe(2);
+    const noEnv = await envace('eval', '--policy', 'oracle', '--split', 'heldout');
+    expect(noEnv.code).toBe(2);
+    expect(noEnv.stderr).toContain('--policy oracle needs --env ID');
   });
 
   it('eval --policy oracle runs the scripted expert through the real environment', async () => {
