@@ -141,6 +141,11 @@ export const RunConfig = z.strictObject({
       demonstrations: z.enum(['expert', 'file']).default('expert'),
       demonstrationsFile: z.string().max(4096).optional(),
       worldModelLoss: z.boolean().default(true),
+      /**
+       * Share of expert demonstrations that also show one wrong call (a digit of an id changed) and the
+       * real environment's error: the world model learns that calls can fail (algorithms/error-probes.ts).
+       */
+      errorProbes: z.number().min(0).max(1).default(0),
     })
     .prefault({}),
   /** LoRA: rank 0 trains every weight; rank > 0 freezes a pretrained (imported) model and trains rank-r adapters. */

@@ -6,9 +6,11 @@
 import { z } from 'zod';
 import { JSONL_LINE_BOUNDS, parseJsonLines } from '../envs/jsonl';
 import { formatAction, parseAction } from '../envs/parser';
-import type { Task, ToolEnv } from '../envs/types';
+import type { Action, Task, ToolEnv } from '../envs/types';
 import { UserPathError, checkUserFile, readUserText } from '../user-paths';
+import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
+import { Rng, deriveSeed } from './random';
 import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
 
 export interface DemoTranscript {
@@ -16,7 +18,8 @@ export interface DemoTranscript {
   instruction: string;
   system: string;
   initialObservation: string;
-  steps: Array<{ actionText: string; observation: string | null }>;
+  /** `probe`: a wrong call shown for the error it met (error-probes.ts) — context, never an act target. */
+  steps: Array<{ actionText: string; observation: string | null; probe?: boolean }>;
   /** Real environment calls it took to record this (0 for a demonstrations file). */
   envCalls: number;
 }
@@ -26,14 +29,27 @@ export interface Demonstration {
   segments: Segment[];
 }
 
-/** Run the expert on each task in the real env and record what it wrote and saw. */
-export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], toolSchemas: ToolSchemaMode, seed: number): Promise<DemoTranscript[]> {
+/**
+ * Run the expert on each task in the real env and record what it wrote and saw. With `errorProbes`
+ * > 0, that share of the tasks (drawn per task from the seed) also records one wrong call before the
+ * expert's first and the environment's error (error-probes.ts); its env calls count as gathering.
+ */
+export async function expertTranscripts(
+  env: ToolEnv,
+  tasks: readonly Task[],
+  toolSchemas: ToolSchemaMode,
+  seed: number,
+  errorProbes = 0,
+): Promise<DemoTranscript[]> {
   if (!env.expert) throw new AlgorithmError(`environment '${env.id}' has no scripted expert to learn from`);
   const out: DemoTranscript[] = [];
   for (const task of tasks) {
     const tools = task.tools ?? env.tools();
     const expert = env.expert(task);
     const episode = await env.reset(task, seed);
+    const rng = new Rng(deriveSeed(seed, 'error-probe', task.id));
+    let probeCalls = 0;
+    let probe = errorProbes > 0 && rng.next() < errorProbes;
     try {
       const steps: DemoTranscript['steps'] = [];
       let observation = episode.initialObservation;
@@ -43,6 +59,15 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
         if (action.kind === 'answer') {
           steps.push({ actionText, observation: null });
           break;
+        }
+        if (probe) {
+          probe = false;
+          const wrong = probeCall(action, rng);
+          if (wrong) {
+            const r = await probeOnce(env, task, seed, wrong);
+            probeCalls += r.envCalls;
+            if (isErrorObservation(r.observation)) steps.push({ actionText: formatAction(wrong), observation: r.observation, probe: true });
+          }
         }
         const r = await episode.step(action);
         observation = r.observation;
@@ -55,13 +80,24 @@ export async function expertTranscripts(env: ToolEnv, tasks: readonly Task[], to
         system: systemText(env.description, tools, toolSchemas),
         initialObservation: episode.initialObservation,
         steps,
-        envCalls: episode.cost().envCalls,
+        envCalls: episode.cost().envCalls + probeCalls,
       });
     } finally {
       await episode.close();
     }
   }
   return out;
+}
+
+/** One call on a fresh episode of `task`, so the demonstration's own episode never sees it. */
+async function probeOnce(env: ToolEnv, task: Task, seed: number, action: Action): Promise<{ observation: string; envCalls: number }> {
+  const episode = await env.reset(task, seed);
+  try {
+    const r = await episode.step(action);
+    return { observation: r.observation, envCalls: episode.cost().envCalls };
+  } finally {
+    await episode.close();
+  }
 }
 
 /** Every text a tokenizer for this env should know: prompts, actions, observations. */
@@ -88,6 +124,7 @@ export function demoSegments(
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
   for (const step of t.steps) {
     const turn = [givenSegment(tok, sp, 'act', sp.act, step.actionText)];
+    if (step.probe) turn[0].untrained = true;
     if (step.observation !== null) turn.push(givenSegment(tok, sp, 'env', sp.obs, step.observation, maxObservationTokens));
     const n = turn.reduce((k, s) => k + s.ids.length, 0);
     if (used + n > maxSeqLen) break;
@@ -164,11 +201,11 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
 export async function runDemonstrations(
   env: ToolEnv,
   tasks: readonly Task[],
-  sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string },
+  sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string; errorProbes?: number },
   toolSchemas: ToolSchemaMode,
   seed: number,
 ): Promise<DemoTranscript[]> {
-  if (sft.demonstrations === 'expert') return expertTranscripts(env, tasks, toolSchemas, seed);
+  if (sft.demonstrations === 'expert') return expertTranscripts(env, tasks, toolSchemas, seed, sft.errorProbes);
   if (!sft.demonstrationsFile) throw new AlgorithmError("sft.demonstrations is 'file' but sft.demonstrationsFile is not set");
   return readDemonstrationFile(sft.demonstrationsFile, env, toolSchemas);
 }

@@ -60,6 +60,8 @@ export interface Segment {
   logprobs: number[];
   /** Advantage of this output, once computed. */
   advantage?: number;
+  /** Given text that no loss trains (an error probe's wrong call: shown, never imitated). */
+  untrained?: boolean;
 }
 
 export type ToolSchemaMode = 'full' | 'compact' | 'none';
@@ -164,7 +166,7 @@ export function perToken(segments: readonly Segment[], f: (s: Segment, k: number
 
 /** Per-token values over the ids of given segments of `roles` (their content and closing `<|end|>`). */
 export function givenMask(segments: readonly Segment[], roles: readonly TurnRole[]): number[] {
-  return segments.flatMap((s) => s.ids.map((_, i) => (roles.includes(s.role) && s.logprobs.length === 0 && i >= s.lead ? 1 : 0)));
+  return segments.flatMap((s) => s.ids.map((_, i) => (roles.includes(s.role) && s.logprobs.length === 0 && !s.untrained && i >= s.lead ? 1 : 0)));
 }
 
 /** Stored turns: ids with log-probs and advantages aligned to them (0 on non-generated ids). */

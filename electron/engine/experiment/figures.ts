@@ -10,6 +10,7 @@ import { ContractError, type MetricSeries, type Rollout, type RolloutSummary, ty
 import type { Count, CurveData, RunCell, StepTiming } from './cells';
 import type { RunPlan } from './plan';
 import type { Suite } from './suite';
+import { isErrorObservation } from '../algorithms/error-probes';
 
 export type TrainingFigures = Omit<RunCell, 'kind' | 'key' | 'env' | 'seed' | 'method' | 'runId' | 'step'>;
 
@@ -33,9 +34,6 @@ const KEYS = ['env_calls', 'gather_env_calls', 'step_ms', 'tokens_generated', 't
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const sum = (s: MetricSeries | undefined) => (s ? s.values.reduce((a, b) => a + b, 0) : 0);
-
-/** An observation the world (or the policy imagining it) reports as an error. */
-export const isErrorObservation = (text: string) => text.trimStart().startsWith('Error');
 
 /** Observations of `role` in `turns` and how many start with "Error". */
 export function countErrors(turns: ReadonlyArray<{ role: string; text: string }>, role: 'rehearse' | 'env'): Count {

@@ -113,7 +113,7 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     seed,
     method: 'sft',
     // World-model SFT: the checkpoint has seen real observations, which the rehearsing methods imagine.
-    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: true }, checkpointEvery: S },
+    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: true, ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) }, checkpointEvery: S },
     steps: S,
     evalLimit,
     evals: [...plain('sft'), ...[sftTestTimeVariant(suite)].flatMap((v) => (v ? evals(v, ['heldout']) : []))],

@@ -45,6 +45,8 @@ export interface EnvPlan {
   /** This env's SFT steps and tasks per evaluation, when not the suite's. */
   sftSteps?: number;
   evalLimit?: number;
+  /** Share of the SFT run's demonstrations with an error probe (`sft.errorProbes`; absent: none). */
+  sftErrorProbes?: number;
 }
 
 export interface Suite {
@@ -98,6 +100,7 @@ const retailNano: EnvPlan = {
   optim: { ...nanoOptim, schedule: 'constant' },
   sftRows: 8,
   sftSteps: 600,
+  sftErrorProbes: 0.5,
 };
 
 /** The tiny recipe's shape (recipes.ts) on retail: whole observations, six turns. */
@@ -182,6 +185,7 @@ export function checkSuite(s: Suite): void {
     if (e.sftSteps !== undefined && (!Number.isInteger(e.sftSteps) || e.sftSteps < 1)) fail(`${e.env}: sftSteps must be a positive integer`);
     if (e.evalLimit !== undefined && (!Number.isInteger(e.evalLimit) || e.evalLimit < 1)) fail(`${e.env}: evalLimit must be a positive integer`);
     if (e.sftRows !== undefined && (!Number.isInteger(e.sftRows) || e.sftRows < 1)) fail(`${e.env}: sftRows must be a positive integer`);
+    if (e.sftErrorProbes !== undefined && !(e.sftErrorProbes >= 0 && e.sftErrorProbes <= 1)) fail(`${e.env}: sftErrorProbes must be a share in [0, 1]`);
   }
   for (const n of s.testTime.rehearsals) if (!Number.isInteger(n) || n < 1 || n > 16) fail(`test-time rehearsals must be 1–16, got ${n}`);
 }
