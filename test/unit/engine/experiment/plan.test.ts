@@ -80,6 +80,13 @@ describe('planSeed', () => {
     expect(own.methods[0].config.rollout).toMatchObject({ k: suite.envs[0].rollout.k });
   });
 
+  it('error probes reach the SFT run only, and only where the env plan asks for them', () => {
+    const probed = planSeed({ ...suite }, { ...suite.envs[0], sftErrorProbes: 0.5 }, 1);
+    expect(RunConfig.parse(probed.sft.config).sft).toMatchObject({ worldModelLoss: true, errorProbes: 0.5 });
+    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0], sftErrorProbes: undefined }, 1).sft.config).sft.errorProbes).toBe(0);
+    expect(() => checkSuite({ ...suite, envs: [{ ...suite.envs[0], sftErrorProbes: 2 }] })).toThrow(/sftErrorProbes/);
+  });
+
   it('rows in the order of the issue: SFT, grpo-real, the envace family, PaW and its CE ablation, RWML, then test-time', () => {
     expect(variantOrder(SUITES.quick).map(variantLabel)).toEqual([
       'SFT only',
