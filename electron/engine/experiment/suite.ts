@@ -103,7 +103,7 @@ const retailNano: EnvPlan = {
   sftErrorProbes: 0.5,
 };
 
-/** The tiny recipe's shape (recipes.ts) on retail: whole observations, six turns. */
+/** The tiny shape of the recipes (recipes.ts SHAPES) on the fixed retail world: whole observations, six turns. */
 const retailTiny: EnvPlan = {
   env: 'retail',
   preset: 'tiny',

@@ -31,7 +31,16 @@ describe('recommended recipes', () => {
 
   it('an imported model gets LoRA and full tool schemas; presets keep the from-scratch shape', () => {
     expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, rollout: { toolSchemas: 'full' } });
-    expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 20, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
+    expect(RunConfig.parse(recommendedRecipe('household').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 3, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
+    // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens only: what made tiny copy ids.
+    expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({
+      model: { preset: 'tiny' },
+      worldMode: 'procedural',
+      taskMix: 'lookups',
+      trainTasks: 8000,
+      sft: { worldModelLoss: false },
+      optim: { schedule: 'constant' },
+    });
     // nano on retail trains procedural look-ups (on the fixed world it solves no held-out task), with its measured figures.
     const retailNano = recommendedRecipe('retail', { preset: 'nano' });
     expect(RunConfig.parse(retailNano.config)).toMatchObject({ worldMode: 'procedural', taskMix: 'lookups', rollout: { maxTurns: 3 } });
