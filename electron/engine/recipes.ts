@@ -139,7 +139,7 @@ const IMPORTED: Knobs = {
 };
 
 /** retail's measured recipes: procedural look-ups, where held-out tasks name entities no training task has. */
-const RETAIL_LOOKUPS: Record<'nano' | 'tiny', { knobs: Knobs; expected: Recipe['expected']; notes: string }> = {
+const RETAIL_LOOKUPS: Partial<Record<keyof typeof SHAPES, { knobs: Knobs; expected: Recipe['expected']; notes: string }>> = {
   nano: {
     knobs: RETAIL_NANO,
     expected: RETAIL_NANO_EXPECTED,
@@ -169,7 +169,7 @@ export function recommendedRecipe(env: string, model?: ModelRef): Recipe {
     };
   }
   const preset = model && 'preset' in model ? model.preset : DEFAULT_PRESET;
-  const retail = env === 'retail' && preset !== 'small' ? RETAIL_LOOKUPS[preset] : undefined;
+  const retail = env === 'retail' ? RETAIL_LOOKUPS[preset] : undefined;
   if (retail) return { id: `retail/${preset}`, config: { ...retail.knobs, env, model: { preset } }, expected: retail.expected, notes: retail.notes };
   const shape = SHAPES[preset];
   const worldSize = WORLD[env];
