@@ -144,10 +144,18 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     async close() {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Node 20's close() waits on sockets that never sent a request, which Chromium opens
+      // speculatively (nodejs/node#63452): responses in flight get a moment, then every socket goes.
+      const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(cutOff);
     },
   };
 }
+
+/** How long close() lets responses in flight finish before it drops every socket. */
+const CLOSE_GRACE_MS = 500;
 
 /** A frame wraps its input one level deeper than the engine's own bound on inputs. */
 const FRAME_BOUNDS = { maxChars: MAX_FRAME_BYTES, maxDepth: DEFAULT_JSON_BOUNDS.maxDepth + 1 };

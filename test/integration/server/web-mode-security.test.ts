@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -160,5 +161,20 @@ describe('web mode hardening', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('close() ends at once although a browser holds a socket that never sent a request and a kept-alive one', async () => {
+    // Chromium opens speculative sockets before it needs them; Node 20's server.close() waits on those forever.
+    const other = await serve({ engine: env.engine, staticDir, token: 'close-token' });
+    const silent = net.connect(other.port, '127.0.0.1');
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const agent = new http.Agent({ keepAlive: true });
+    await new Promise<void>((resolve, reject) => http.get({ host: '127.0.0.1', port: other.port, path: '/?token=close-token', agent }, (res) => res.resume().on('end', resolve)).on('error', reject));
+    const silentClosed = new Promise((resolve) => silent.once('close', resolve));
+    const outcome = await Promise.race([other.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open after 10 s'), 10_000))]);
+    agent.destroy();
+    silent.destroy();
+    expect(outcome).toBe('closed');
+    await silentClosed;
   });
 });
