@@ -96,6 +96,7 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     worldSize: plan.worldSize,
     ...(plan.worldMode ? { worldMode: plan.worldMode } : {}),
     ...(plan.taskMix ? { taskMix: plan.taskMix } : {}),
+    ...(plan.trainTasks ? { trainTasks: plan.trainTasks } : {}),
     model: { preset: plan.preset },
     seed,
     provider: 'cpu',
@@ -112,8 +113,8 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     env: plan.env,
     seed,
     method: 'sft',
-    // World-model SFT: the checkpoint has seen real observations, which the rehearsing methods imagine.
-    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: true, ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) }, checkpointEvery: S },
+    // World-model SFT (unless the plan turns it off): the checkpoint has seen real observations, which the rehearsing methods imagine.
+    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: plan.sftWorldModelLoss ?? true, ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) }, checkpointEvery: S },
     steps: S,
     evalLimit,
     evals: [...plain('sft'), ...[sftTestTimeVariant(suite)].flatMap((v) => (v ? evals(v, ['heldout']) : []))],

@@ -87,6 +87,15 @@ describe('planSeed', () => {
     expect(() => checkSuite({ ...suite, envs: [{ ...suite.envs[0], sftErrorProbes: 2 }] })).toThrow(/sftErrorProbes/);
   });
 
+  it('an env plan can turn the SFT run\'s observation loss off and size the training split, for every run of the seed', () => {
+    const plan = { ...suite.envs[0], sftWorldModelLoss: false, trainTasks: 321 };
+    const seed = planSeed({ ...suite }, plan, 1);
+    expect(RunConfig.parse(seed.sft.config).sft.worldModelLoss).toBe(false);
+    for (const run of [seed.sft, ...seed.methods]) expect(RunConfig.parse(run.config).trainTasks).toBe(321);
+    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0] }, 1).sft.config)).toMatchObject({ sft: { worldModelLoss: true } });
+    expect(() => checkSuite({ ...suite, envs: [{ ...plan, trainTasks: 0 }] })).toThrow(/trainTasks/);
+  });
+
   it('rows in the order of the issue: SFT, grpo-real, the envace family, PaW and its CE ablation, RWML, then test-time', () => {
     expect(variantOrder(SUITES.quick).map(variantLabel)).toEqual([
       'SFT only',
