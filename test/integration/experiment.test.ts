@@ -21,6 +21,7 @@ const micro: Suite = {
   rwmlShare: 0.5,
   evalLimit: 3,
   testTime: { modes: ['sequential'], rehearsals: [1] },
+  memoryAwareFraction: 0.5,
   fidelityEvery: 0,
   fidelitySamples: 1,
   errorRollouts: 20,

@@ -8,7 +8,8 @@ import { createProgress } from '../progress';
 import { act, leaf, type CommonOptions } from './common';
 
 interface TrainOptions extends CommonOptions {
-  env: string;
+  /** Required unless --config names the env. */
+  env?: string;
   algo?: string;
   preset?: string;
   model?: string;
@@ -60,7 +61,10 @@ export function configFromFlags(opts: TrainOptions, recipe?: Record<string, unkn
     // Spreading a string or an array would turn its characters or items into unknown keys.
     if (typeof base !== 'object' || base === null || Array.isArray(base)) throw new CliError(`--config ${opts.config} must hold a JSON object (a run config)`, EXIT.usage);
   }
-  const config: Record<string, unknown> = { ...base, env: opts.env, ...(opts.algo !== undefined ? { algo: opts.algo } : {}) };
+  // A stored run config (e.g. copied from another run) names its env; --env, when given, overrides it.
+  const env = opts.env ?? base.env;
+  if (env === undefined) throw new CliError('--env is required (or a --config whose run config names env)', EXIT.usage);
+  const config: Record<string, unknown> = { ...base, env, ...(opts.algo !== undefined ? { algo: opts.algo } : {}) };
   if (opts.preset && opts.model) throw new CliError('give --preset or --model, not both', EXIT.usage);
   if (opts.preset) config.model = { preset: opts.preset };
   if (opts.model) config.model = { imported: opts.model };
@@ -107,7 +111,7 @@ export async function followRun(api: WorkbenchApi, runId: string, json: boolean)
 
 export function registerTrain(program: Command): void {
   leaf(program.command('train').description('train a policy (sft, grpo-real, envace and ablations, paw, rwml, chains) and follow it to the end'))
-    .requiredOption('--env <env>', 'environment id (envace envs)')
+    .option('--env <env>', 'environment id (envace envs; required unless --config names one)')
     .option('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')} (without it: the recommended recipe for the env and model, which flags then adjust)`)
     .option('--preset <name>', 'model preset: nano, tiny, small (default tiny)')
     .option('--model <name>', 'an imported model')
@@ -124,7 +128,7 @@ export function registerTrain(program: Command): void {
         await withEngine(opts.home, async (api) => {
           if (useRecipe) {
             const model = opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined;
-            const recipe = await api.call('runs.recipe', { env: opts.env, ...(model ? { model } : {}) });
+            const recipe = await api.call('runs.recipe', { env: config.env, ...(model ? { model } : {}) });
             out.line(`recipe ${recipe.id}: ${recipe.notes}`);
             const { minutes, heldoutSuccess, measured } = recipe.expected;
             if (minutes !== null && heldoutSuccess !== null) out.line(`expected: about ${minutes} min, held-out success ${Math.round(heldoutSuccess * 100)} % (measured ${measured})`);

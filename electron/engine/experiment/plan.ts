@@ -128,7 +128,13 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
         env: plan.env,
         seed,
         method,
-        config: { ...shared, ...methodConfig(method, suite), sft: { steps: 0 }, checkpointEvery: suite.rlSteps },
+        config: {
+          ...shared,
+          ...methodConfig(method, suite),
+          sft: { steps: 0 },
+          checkpointEvery: suite.rlSteps,
+          ...(REHEARSING.has(method) && suite.memoryAwareFraction ? { testTime: { memoryAwareFraction: suite.memoryAwareFraction } } : {}),
+        },
         steps: suite.rlSteps,
         evalLimit,
         evals: [

@@ -68,6 +68,12 @@ export interface Suite {
   evalLimit: number;
   /** Test-time private rehearsal variants evaluated for envace (held-out only). */
   testTime: { modes: RehearsalMode[]; rehearsals: number[] };
+  /**
+   * Share of a rehearsing method's RL tasks that start from a rehearsal memory
+   * (`testTime.memoryAwareFraction`, as in the recipes), so that envace's test-time rows are not the
+   * first time its policy sees a memory. Absent (suites stored before it existed): 0.
+   */
+  memoryAwareFraction?: number;
   /** Reality-check rehearsed rollouts every this many RL steps besides the first and last (0 = those two only). */
   fidelityEvery: number;
   /** Rehearsed rollouts reality-checked per checked step. */
@@ -157,6 +163,7 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
     rwmlShare: 0.5,
     evalLimit: 20,
     testTime: TEST_TIME,
+    memoryAwareFraction: 0.25,
     fidelityEvery: 0,
     fidelitySamples: 2,
     errorRollouts: 200,
@@ -171,6 +178,7 @@ export const SUITES: Record<'quick' | 'full', Suite> = {
     rwmlShare: 0.5,
     evalLimit: 40,
     testTime: TEST_TIME,
+    memoryAwareFraction: 0.25,
     fidelityEvery: 4,
     fidelitySamples: 2,
     errorRollouts: 300,
@@ -207,6 +215,7 @@ export function checkSuite(s: Suite): void {
     if (e.trainTasks !== undefined && (!Number.isInteger(e.trainTasks) || e.trainTasks < 1)) fail(`${e.env}: trainTasks must be a positive integer`);
     if (e.sftErrorProbes !== undefined && !(e.sftErrorProbes >= 0 && e.sftErrorProbes <= 1)) fail(`${e.env}: sftErrorProbes must be a share in [0, 1]`);
   }
+  if (s.memoryAwareFraction !== undefined && !(s.memoryAwareFraction >= 0 && s.memoryAwareFraction <= 1)) fail('memoryAwareFraction must be a share in [0, 1]');
   for (const n of s.testTime.rehearsals) if (!Number.isInteger(n) || n < 1 || n > 16) fail(`test-time rehearsals must be 1–16, got ${n}`);
 }
 

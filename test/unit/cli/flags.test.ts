@@ -45,6 +45,14 @@ describe('--set', () => {
     expect(({} as Record<string, unknown>).steps).toBeUndefined();
   });
 
+  it('--config names the env, or --env does (overriding it); with neither it is a usage error', () => {
+    const file = path.join(home, 'stored-run.json');
+    fs.writeFileSync(file, JSON.stringify({ env: 'household', algo: 'grpo-real', steps: 4 }));
+    expect(configFromFlags({ algo: 'grpo-real', config: file })).toMatchObject({ env: 'household', steps: 4 });
+    expect(configFromFlags({ env: 'retail', config: file })).toMatchObject({ env: 'retail', algo: 'grpo-real' });
+    usageError(() => configFromFlags({ algo: 'sft' }), /--env is required/);
+  });
+
   it('--config must hold a JSON object within the JSON bounds', () => {
     const file = path.join(home, 'deep.json');
     fs.writeFileSync(file, '['.repeat(5_000) + ']'.repeat(5_000));

@@ -3,7 +3,7 @@ import { RunConfig, plannedSteps } from '../../../../electron/contract';
 import { variantLabel, variantOrder } from '../../../../electron/engine/experiment/aggregate';
 import { estimateSuite } from '../../../../electron/engine/experiment/estimate';
 import { planSeed, planSuite, sftTestTimeVariant, variantKey, withInit } from '../../../../electron/engine/experiment/plan';
-import { SUITES, type Suite, SuiteError, checkSuite, rwmlSplit, suiteByName } from '../../../../electron/engine/experiment/suite';
+import { REHEARSING, SUITES, type Suite, SuiteError, checkSuite, rwmlSplit, suiteByName } from '../../../../electron/engine/experiment/suite';
 
 const suite: Suite = {
   ...SUITES.quick,
@@ -94,6 +94,14 @@ describe('planSeed', () => {
     for (const run of [seed.sft, ...seed.methods]) expect(RunConfig.parse(run.config).trainTasks).toBe(321);
     expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0] }, 1).sft.config)).toMatchObject({ sft: { worldModelLoss: true } });
     expect(() => checkSuite({ ...suite, envs: [{ ...plan, trainTasks: 0 }] })).toThrow(/trainTasks/);
+  });
+
+  it('rehearsing methods train memory-aware (a share of tasks starts from a rehearsal memory); the others do not', () => {
+    const seed = planSeed({ ...suite, memoryAwareFraction: 0.25 }, suite.envs[0], 1);
+    for (const run of seed.methods) expect(RunConfig.parse(run.config).testTime.memoryAwareFraction).toBe(REHEARSING.has(run.method) ? 0.25 : 0);
+    expect(RunConfig.parse(seed.sft.config).testTime.memoryAwareFraction).toBe(0);
+    expect(() => checkSuite({ ...suite, memoryAwareFraction: 1.5 })).toThrow(/memoryAwareFraction/);
+    expect(SUITES.full.memoryAwareFraction).toBeGreaterThan(0);
   });
 
   it('rows in the order of the issue: SFT, grpo-real, the envace family, PaW and its CE ablation, RWML, then test-time', () => {
