@@ -142,6 +142,13 @@ export const RunConfig = z.strictObject({
       demonstrationsFile: z.string().max(4096).optional(),
       worldModelLoss: z.boolean().default(true),
       /**
+       * The SFT step from which the observation loss (worldModelLoss) applies; before it, act tokens
+       * only. A model trained from scratch learns to copy ids from its context first: with the
+       * observations' random ids in the loss from step 1, two-layer tiny copied nothing by step 500,
+       * and the observation loss added afterwards kept its copying (README "Learning to generalise").
+       */
+      worldModelLossFrom: z.number().int().min(1).default(1),
+      /**
        * Share of expert demonstrations that also show one wrong call (a digit of an id changed) and the
        * real environment's error: the world model learns that calls can fail (algorithms/error-probes.ts).
        */

@@ -113,8 +113,15 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     env: plan.env,
     seed,
     method: 'sft',
-    // World-model SFT (unless the plan turns it off): the checkpoint has seen real observations, which the rehearsing methods imagine.
-    config: { ...shared, rollout: sftRollout, algo: 'sft', steps: S, sft: { worldModelLoss: plan.sftWorldModelLoss ?? true, ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) }, checkpointEvery: S },
+    // World-model SFT: the checkpoint has seen real observations, which the rehearsing methods imagine.
+    config: {
+      ...shared,
+      rollout: sftRollout,
+      algo: 'sft',
+      steps: S,
+      sft: { worldModelLoss: true, ...(plan.sftWorldModelLossFrom ? { worldModelLossFrom: plan.sftWorldModelLossFrom } : {}), ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) },
+      checkpointEvery: S,
+    },
     steps: S,
     evalLimit,
     evals: [...plain('sft'), ...[sftTestTimeVariant(suite)].flatMap((v) => (v ? evals(v, ['heldout']) : []))],

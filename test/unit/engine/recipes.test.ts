@@ -32,13 +32,13 @@ describe('recommended recipes', () => {
   it('an imported model gets LoRA and full tool schemas; presets keep the from-scratch shape', () => {
     expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, rollout: { toolSchemas: 'full' } });
     expect(RunConfig.parse(recommendedRecipe('household').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 3, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
-    // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens only: what made tiny copy ids.
+    // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens first: what made tiny copy ids.
     expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({
       model: { preset: 'tiny' },
       worldMode: 'procedural',
       taskMix: 'lookups',
       trainTasks: 8000,
-      sft: { worldModelLoss: false },
+      sft: { worldModelLoss: true, worldModelLossFrom: 401 },
       optim: { schedule: 'constant' },
     });
     // nano on retail trains procedural look-ups (on the fixed world it solves no held-out task), with its measured figures.

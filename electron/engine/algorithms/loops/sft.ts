@@ -4,6 +4,7 @@
  * will later rehearse.
  */
 import { performance } from 'node:perf_hooks';
+import type { RunConfig } from '../../../contract';
 import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { type Demonstration, demoSegments, runDemonstrations } from '../demos';
@@ -21,16 +22,22 @@ export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> 
   return demos;
 }
 
+/** The tokens an SFT step learns: the act tokens, and the observations once `worldModelLossFrom` is reached. */
+export function sftLossRoles(sft: Pick<RunConfig['sft'], 'worldModelLoss' | 'worldModelLossFrom'>, step: number): ReadonlyArray<'act' | 'env'> {
+  return sft.worldModelLoss && step >= sft.worldModelLossFrom ? ['act', 'env'] : ['act'];
+}
+
 export async function runSftStage(ctx: RunContext, stage: Stage, startStep: number): Promise<boolean> {
   const c = ctx.config;
   const demos = await demonstrations(ctx);
-  const roles = c.sft.worldModelLoss ? (['act', 'env'] as const) : (['act'] as const);
   const batchSize = c.rollout.tasksPerStep * c.rollout.k;
-  ctx.io.onLog('info', `sft: ${demos.length} ${c.sft.demonstrations} demonstrations, ${batchSize} per step, loss on ${roles.join(' + ')} tokens`);
+  const loss = !c.sft.worldModelLoss ? 'act tokens' : c.sft.worldModelLossFrom > 1 ? `act tokens, + env tokens from step ${c.sft.worldModelLossFrom}` : 'act + env tokens';
+  ctx.io.onLog('info', `sft: ${demos.length} ${c.sft.demonstrations} demonstrations, ${batchSize} per step, loss on ${loss}`);
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
     // The data cursor is a function of the global step, so a resumed run continues the same order.
     const batch = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const roles = sftLossRoles(c.sft, step);
     const rows = batch.map((d) => ({ tokens: flatten(d.segments), sftMask: givenMask(d.segments, roles) }));
     const stats = await ctx.policy.trainStep(microBatches(rows, c.optim.microBatchTokens), { sft: { aggregation: c.loss.aggregation } });
     const ms = performance.now() - t0;

@@ -77,6 +77,7 @@ export const knobHelp: Record<string, string> = {
   'sft.demonstrations': 'Demonstrations from the environment’s scripted expert, or from a JSONL file.',
   'sft.demonstrationsFile': 'The JSONL trajectories file when demonstrations come from a file.',
   'sft.worldModelLoss': 'Also train on observation tokens during SFT (world-model SFT).',
+  'sft.worldModelLossFrom': 'The SFT step from which observation tokens join the loss (act tokens only before it): a model trained from scratch learns to copy ids first.',
   'sft.errorProbes': 'Share of demonstrations that also show one wrong call (an id off by a digit) and the environment’s error, so the world model learns that calls fail.',
   'testTime.memoryTokens': 'Context reserved for a rehearsal memory: it gets at least this many tokens, even at the cost of turn room.',
   'testTime.memoryAwareFraction': 'Fraction of RL episodes given a memory block from their own private rehearsals.',

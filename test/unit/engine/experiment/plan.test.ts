@@ -87,13 +87,14 @@ describe('planSeed', () => {
     expect(() => checkSuite({ ...suite, envs: [{ ...suite.envs[0], sftErrorProbes: 2 }] })).toThrow(/sftErrorProbes/);
   });
 
-  it('an env plan can turn the SFT run\'s observation loss off and size the training split, for every run of the seed', () => {
-    const plan = { ...suite.envs[0], sftWorldModelLoss: false, trainTasks: 321 };
+  it('an env plan can start the SFT run\'s observation loss late and size the training split, for every run of the seed', () => {
+    const plan = { ...suite.envs[0], sftWorldModelLossFrom: 21, trainTasks: 321 };
     const seed = planSeed({ ...suite }, plan, 1);
-    expect(RunConfig.parse(seed.sft.config).sft.worldModelLoss).toBe(false);
+    expect(RunConfig.parse(seed.sft.config).sft).toMatchObject({ worldModelLoss: true, worldModelLossFrom: 21 });
     for (const run of [seed.sft, ...seed.methods]) expect(RunConfig.parse(run.config).trainTasks).toBe(321);
-    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0] }, 1).sft.config)).toMatchObject({ sft: { worldModelLoss: true } });
+    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0] }, 1).sft.config).sft).toMatchObject({ worldModelLoss: true, worldModelLossFrom: 1 });
     expect(() => checkSuite({ ...suite, envs: [{ ...plan, trainTasks: 0 }] })).toThrow(/trainTasks/);
+    expect(() => checkSuite({ ...suite, envs: [{ ...plan, sftWorldModelLossFrom: 0 }] })).toThrow(/sftWorldModelLossFrom/);
   });
 
   it('rehearsing methods train memory-aware (a share of tasks starts from a rehearsal memory); the others do not', () => {
