@@ -236,12 +236,13 @@ const BYTES = 4; // float32 weights and moments
 
 /**
  * Throughput on the reference machine (2 cores, one ORT thread): train-step tokens/s at batch 8×256
- * and batch-16 decode tokens/s. tiny and small: README "Benchmarks" (mid-range); nano: measured the
- * same way with native-models/bench (8×255, 64 new tokens) on 2026-12-01. Other models: small's, scaled by size.
+ * and batch-16 decode tokens/s. tiny and small: README "Benchmarks" (small mid-range; two-layer tiny one
+ * run, 2026-12-02); nano: measured the same way with native-models/bench (8×255, 64 new tokens) on
+ * 2026-12-01. Other models: small's, scaled by size.
  */
 export const BENCH: Record<'nano' | 'tiny' | 'small', { params: number; train: number; decode: number }> = {
   nano: { params: 0.16e6, train: 5_700, decode: 2_400 },
-  tiny: { params: 4.95e6, train: 3_850, decode: 5_200 },
+  tiny: { params: 2.0e6, train: 5_000, decode: 8_100 },
   small: { params: 27.8e6, train: 910, decode: 1_170 },
 };
 

@@ -145,10 +145,11 @@ const fullEnvs = [retailTiny];
 const TEST_TIME = { modes: ['parallel', 'sequential'] as RehearsalMode[], rehearsals: [1, 2, 4] };
 
 /**
- * Budgets sized by estimate.ts from the bench throughputs: quick ≈ 9 min on a quiet 2-core machine,
- * 16 min with other work on both cores (limit 20). full was measured on 2026-12-01: ≈ 64 min of cells
- * on a quiet 2-core machine (42 training, 21 evaluating; README "The side-by-side experiment"), where
- * the estimate says 43 — it undercounts SFT (≈ 9 min a seed, not 5.5) and test-time evaluations.
+ * Budgets sized by estimate.ts from the bench throughputs. Measured on a quiet 2-core machine (README
+ * "The side-by-side experiment"): quick 1.7 min (the estimate says ≈ 10: it assumes every rollout
+ * uses its whole turn budget, and look-ups end after one call); full on two-layer tiny 17.2 min on
+ * 2026-12-02 (10.7 training, 3.6 evaluating), where the estimate says 27. Both well inside their
+ * limits (20 min and 2.5 h).
  */
 export const SUITES: Record<'quick' | 'full', Suite> = {
   quick: {
