@@ -64,7 +64,7 @@ export function registerExperiment(program: Command): void {
       .command('experiment')
       .description('one SFT checkpoint per seed, every method from it on the same budget; prints the side-by-side table of paired differences'),
   )
-    .option('--suite <suite>', 'quick (about 2 minutes on a quiet 2-core machine) | full (about 17 minutes)')
+    .option('--suite <suite>', 'quick (about 10 minutes on a quiet 2-core machine) | full (about 17 minutes)')
     .option('--out <dir>', 'where to keep the cells and write table.json, table.md and the curves (default <home>/experiments/<timestamp>)')
     .option('--resume <dir>', 'go on with the experiment in <dir>: what its cells.jsonl holds is not done again')
     .action(

@@ -2,7 +2,8 @@
  * A rough wall-time estimate of a suite, to size its budgets and to print before it starts. From
  * the bench throughputs pre-flight uses (BENCH: train-step and batch-16 decode tokens/s on 2 cores)
  * with every rollout using its whole turn budget, demonstrations half their cap, a prompt a quarter
- * of the context, plus a fixed setup per run and per evaluation (loading and compiling the model).
+ * of the context (64 tokens without tool schemas), plus a fixed setup per run and per evaluation
+ * (loading and compiling the model).
  */
 import { preset } from '../../../native-models/presets';
 import { BENCH } from '../preflight-training';
@@ -40,8 +41,9 @@ export function estimateSuite(suite: Suite): SuiteEstimate {
     const env = suite.envs.find((e) => e.env === seed.env)!;
     const { train, decode } = BENCH[env.preset];
     const ctx = preset(env.preset).maxSeqLen;
-    const prompt = ctx / 4;
-    const r = { k: 4, tasksPerStep: 4, maxTurns: 8, maxTokensPerTurn: 96, maxObservationTokens: 256, ...env.rollout };
+    const r = { k: 4, tasksPerStep: 4, maxTurns: 8, maxTokensPerTurn: 96, maxObservationTokens: 256, toolSchemas: 'compact', ...env.rollout };
+    // Without tool schemas a prompt is a system line and the instruction (≈ 50 tokens on retail); with them, about a quarter of the context.
+    const prompt = r.toolSchemas === 'none' ? 64 : ctx / 4;
     const episode = Math.min(ctx, prompt + r.maxTurns * (r.maxTokensPerTurn + r.maxObservationTokens));
     const generated = (rehearse: boolean) => Math.min(ctx - prompt, r.maxTurns * (r.maxTokensPerTurn + (rehearse ? r.maxObservationTokens : 0)));
     const rows = r.k * r.tasksPerStep;

@@ -28,7 +28,7 @@ describe('planSeed', () => {
       expect(c.initFrom).toEqual({ runId: 'run-sft', step: 30 });
       // No SFT of its own: the method's steps are all RL, from the shared checkpoint.
       expect(c.sft.steps).toBe(0);
-      expect(c).toMatchObject({ env: 'retail', seed: 7, model: { preset: 'nano' }, taskMix: 'lookups', worldSize: suite.envs[0].worldSize });
+      expect(c).toMatchObject({ env: 'retail', seed: 7, model: { preset: 'tiny' }, taskMix: 'lookups', worldSize: suite.envs[0].worldSize });
       expect(c.rollout).toEqual(configs[0].rollout);
       expect(c.optim).toEqual(configs[0].optim);
     }
@@ -92,7 +92,7 @@ describe('planSeed', () => {
     const seed = planSeed({ ...suite }, plan, 1);
     expect(RunConfig.parse(seed.sft.config).sft).toMatchObject({ worldModelLoss: true, worldModelLossFrom: 21 });
     for (const run of [seed.sft, ...seed.methods]) expect(RunConfig.parse(run.config).trainTasks).toBe(321);
-    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0] }, 1).sft.config).sft).toMatchObject({ worldModelLoss: true, worldModelLossFrom: 1 });
+    expect(RunConfig.parse(planSeed({ ...suite }, { ...suite.envs[0], sftWorldModelLossFrom: undefined }, 1).sft.config).sft).toMatchObject({ worldModelLoss: true, worldModelLossFrom: 1 });
     expect(() => checkSuite({ ...suite, envs: [{ ...plan, trainTasks: 0 }] })).toThrow(/trainTasks/);
     expect(() => checkSuite({ ...suite, envs: [{ ...plan, sftWorldModelLossFrom: 0 }] })).toThrow(/sftWorldModelLossFrom/);
   });
