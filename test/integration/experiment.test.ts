@@ -13,7 +13,7 @@ import { tempHome } from '../helpers/engine';
 const quickEnv = SUITES.quick.envs[0];
 const micro: Suite = {
   name: 'micro',
-  envs: [{ ...quickEnv, rollout: { ...quickEnv.rollout, k: 2, tasksPerStep: 2 }, sftRows: 4, sftSteps: undefined, evalLimit: undefined }],
+  envs: [{ ...quickEnv, rollout: { ...quickEnv.rollout, k: 2, tasksPerStep: 2 }, sftRows: 4, sftSteps: undefined, evalLimit: undefined, trainTasks: 200 }],
   seeds: [3],
   methods: ['sft', 'grpo-real', 'envace'],
   sftSteps: 12,
