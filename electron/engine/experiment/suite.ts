@@ -5,6 +5,7 @@
  * same RL budget, so a method's row is a paired difference from that checkpoint.
  */
 import type { RunConfigInput } from '../../contract';
+import { recommendedRecipe } from '../recipes';
 
 /**
  * The trained rows of the table, in table order. `sft` is the shared SFT checkpoint itself;
@@ -86,34 +87,40 @@ export class SuiteError extends Error {
   override name = 'SuiteError';
 }
 
-// RL-stage optimiser of the recipes (electron/engine/recipes.ts): a constant rate about 1/60 of SFT's
-// peak. Measured on tiny's retail SFT checkpoint (seed 1; training-task success 0.40 at T = 0):
-// 10–20 grpo-real steps at 3e-4 took it to 0.00–0.05, at 1e-4 to 0.10–0.30, at 5e-5 to 0.30, at 3e-5
-// it stayed at 0.40 — with the moments reset or kept, token-mean or sequence-mean alike.
-const tinyOptim = { lr: 2e-3, warmupSteps: 20, stages: { rl: { lr: 3e-5, warmupSteps: 2, schedule: 'constant' }, world: { lr: 3e-5, warmupSteps: 2, schedule: 'constant' } } } as const;
+/**
+ * The env plan that trains what `envace train --env ENV --preset PRESET` trains: the recipe's world,
+ * rollout shape, optimiser (RWML's world-model stage at the recipe's RL rate) and SFT stage — one
+ * definition, so a finding about what trains reaches the recipes and the experiment at once.
+ */
+function recipePlan(env: string, preset: EnvPlan['preset']): EnvPlan {
+  const c = recommendedRecipe(env, { preset }).config;
+  const { rollout, optim, sft, worldSize } = c;
+  if (!rollout || !optim || !sft || worldSize === undefined) throw new SuiteError(`recipe ${env}/${preset} leaves its world size, rollout, optimiser or SFT stage to the defaults`);
+  return {
+    env,
+    preset,
+    worldSize,
+    worldMode: c.worldMode,
+    taskMix: c.taskMix,
+    trainTasks: c.trainTasks,
+    rollout,
+    optim: { ...optim, stages: { ...optim.stages, world: optim.stages?.rl } },
+    sftRows: (rollout.k ?? 1) * (rollout.tasksPerStep ?? 1),
+    sftSteps: sft.steps,
+    sftWorldModelLossFrom: sft.worldModelLossFrom,
+  };
+}
 
 /**
- * full's env: the retail/tiny recipe's procedural look-ups (recipes.ts) — fresh users, orders and
+ * full's env: the retail/tiny recipe (recipes.ts) — procedural look-ups with fresh users, orders and
  * items in every task, so held-out success means copying ids from the context, which two-layer tiny
- * learns in a few hundred SFT steps on the act tokens alone. The observation loss joins at step 400
- * (200 steps of it): from step 1 it kept tiny from copying at all, while added after copying it kept
- * the copying (57 % held-out) and gave the rehearsals a world model (fidelity 0.48 against 0.01 for
- * act-only SFT) — without one, every rehearsing row would rehearse noise. The first full ran on the
- * fixed world, where six-layer tiny solved almost no held-out task (docs/experiment/full-2026-12-01).
+ * learns in a few hundred SFT steps on the act tokens alone. Its observation loss joins at step 401:
+ * from step 1 it kept tiny from copying at all, while added after copying it kept the copying (57 %
+ * held-out) and gave the rehearsals a world model (fidelity 0.48 against 0.01 for act-only SFT) —
+ * without one, every rehearsing row would rehearse noise. The first full ran on the fixed world,
+ * where six-layer tiny solved almost no held-out task (docs/experiment/full-2026-12-01).
  */
-const retailTiny: EnvPlan = {
-  env: 'retail',
-  preset: 'tiny',
-  worldSize: 5,
-  worldMode: 'procedural',
-  taskMix: 'lookups',
-  trainTasks: 8000,
-  rollout: { k: 4, tasksPerStep: 2, maxTurns: 3, maxTokensPerTurn: 64, maxObservationTokens: 64, temperature: 0.8, toolSchemas: 'none' },
-  optim: { ...tinyOptim, lr: 1e-3, warmupSteps: 50, schedule: 'constant' },
-  sftRows: 8,
-  sftSteps: 600,
-  sftWorldModelLossFrom: 401,
-};
+const retailTiny = recipePlan('retail', 'tiny');
 /**
  * quick's env: full's, shorter — 400 SFT steps (observations from 301), 20 tasks per evaluation, half
  * the demonstrations with an error probe. Until 2026-12-02 quick ran nano, whose SFT checkpoint ended
