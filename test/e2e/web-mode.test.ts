@@ -66,7 +66,7 @@ describe('web mode in Chromium', () => {
     await empty.waitFor();
     await expect.poll(() => page.getByTestId('quickstart').isEnabled()).toBe(true);
     // The quickstart trains the recommended recipe (engine/recipes.ts); the CLI line does the same without --algo.
-    expect(await empty.locator('.cli').textContent()).toBe('envace train --env fixture-shop --preset nano');
+    expect(await empty.locator('.cli').textContent()).toBe('npx envace train --env fixture-shop --preset nano');
     await shot('runs-empty');
 
     await page.getByTestId('quickstart').click();

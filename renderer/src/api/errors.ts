@@ -17,7 +17,7 @@ export function describeError(error: unknown): { title: string; detail: string }
         return { title: 'The request was refused', detail: where ? `${error.message} (${where})` : error.message };
       }
       case 'unauthorized':
-        return { title: 'Not authorised', detail: 'Open the URL printed by `envace serve`; it carries the session token.' };
+        return { title: 'Not authorised', detail: 'Open the URL printed by `npm start` or `npx envace serve`; it carries the session token.' };
       default:
         return { title: 'The engine reported an error', detail: error.message };
     }

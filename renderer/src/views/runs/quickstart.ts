@@ -8,7 +8,10 @@ export function quickstartEnv(envIds: string[]): string {
   return envIds[0] ?? QUICKSTART_FALLBACK_ENV;
 }
 
-/** The same run from a terminal: `envace train` without --algo trains the recommended recipe. */
+/**
+ * The same run from a terminal in the checkout: `envace train` without --algo trains the recommended
+ * recipe. `npx`, as in the README: `npm ci` puts no `envace` on the PATH.
+ */
 export function quickstartCommand(env: string, model: ModelRef = QUICKSTART_MODEL): string {
-  return ['envace train', `--env ${env}`, 'preset' in model ? `--preset ${model.preset}` : `--model ${model.imported}`].join(' ');
+  return ['npx envace train', `--env ${env}`, 'preset' in model ? `--preset ${model.preset}` : `--model ${model.imported}`].join(' ');
 }

@@ -28,7 +28,7 @@ describe('RunsView', () => {
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('envace train --env retail --preset nano');
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset nano');
   });
 
   it('creates the quickstart run on the first environment and refreshes the list', async () => {
