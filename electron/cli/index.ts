@@ -4,6 +4,7 @@ import { registerEnvs } from './commands/envs';
 import { registerEval } from './commands/eval';
 import { registerExperiment } from './commands/experiment';
 import { registerGpu } from './commands/gpu';
+import { registerHome } from './commands/home';
 import { registerMcp } from './commands/mcp';
 import { registerModels } from './commands/models';
 import { registerRehearse } from './commands/rehearse';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerEnvs(program);
   registerSystem(program);
   registerGpu(program);
+  registerHome(program);
   registerServe(program);
   registerMcp(program);
   program.commands.forEach(function override(cmd: Command) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id } from './common';
+import { FolderName } from './folder-name';
 
 export const EnvSplit = z.enum(['train', 'heldout', 'ood']);
 export const EnvTrack = z.enum(['scratch', 'pretrained', 'mcp']);
@@ -77,7 +78,8 @@ export type McpReset = z.infer<typeof McpReset>;
 
 export const EnvsAddMcpInput = z
   .strictObject({
-    id: Id,
+    /** Becomes the folder `<home>/mcp/<id>/`. */
+    id: FolderName('an MCP environment id'),
     description: z.string().max(500).optional(),
     server: McpServer,
     /** JSON Lines: {id, instruction, split?, checklist, gold?, maxTurns?} per line. Anywhere the user points; copied into the data home. */

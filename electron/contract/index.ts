@@ -13,3 +13,4 @@ export * from './jobs';
 export * from './wire';
 export * from './models';
 export * from './evals';
+export * from './folder-name';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Id, Step, Timestamp } from './common';
+import { FolderName } from './folder-name';
 
-export const ModelName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'model names use 1–64 letters, digits, . _ -');
+/** An imported model's name: its folder under models/. */
+export const ModelName = FolderName('a model name');
 const FolderPath = z.string().min(1).max(4096);
 
 export const ModelSummary = z.strictObject({

@@ -28,10 +28,33 @@ export function homePaths(home: string): HomePaths {
   };
 }
 
+/** Errors that say the home can be read but not written (a read-only mount, a folder of another user). */
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * The home's folders, made where missing. A home that exists but cannot be written (a read-only mount,
+ * a backup disk) is opened as it is, so that it can still be listed and exported from.
+ */
 export function ensureHome(home: string): HomePaths {
   const paths = homePaths(home);
-  for (const dir of [paths.home, paths.runs, paths.exports, paths.models, paths.logs]) fs.mkdirSync(dir, { recursive: true });
+  for (const dir of [paths.home, paths.runs, paths.exports, paths.models, paths.logs]) {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      if (!READ_ONLY_CODES.has((error as NodeJS.ErrnoException).code ?? '') || !fs.existsSync(paths.home)) throw error;
+    }
+  }
   return paths;
+}
+
+/** Whether files can be created in the home (false on a read-only mount). */
+export function homeWritable(home: string): boolean {
+  try {
+    fs.accessSync(home, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The folder of one run: checkpoints live under it. */

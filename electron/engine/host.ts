@@ -16,10 +16,10 @@ import { loadSnippet, modelsHandlers } from './handlers/models';
 import { runsHandlers } from './handlers/runs';
 import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
-import { ensureHome, resolveHome } from './home';
+import { ensureHome, homeWritable, resolveHome } from './home';
 import { describeOwner, HomeLease } from './home-lease';
 import { JobQueue } from './jobs/queue';
-import { loadUserEnvs } from './user-envs';
+import { loadUserEnvs, tidyUserEnvLeftovers } from './user-envs';
 import type { EngineServices, EnvCatalog, RequestContext } from './services';
 import { Store } from './store';
 
@@ -57,10 +57,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const paths = ensureHome(resolveHome(options.home));
   setScratchRoot(path.join(paths.home, 'tmp'));
   const lease = new HomeLease(paths.home, options.label ?? processLabel());
-  const owner = lease.tryAcquire();
+  // A home on a read-only mount is read as it is: lists, metrics and exports to elsewhere work.
+  const readOnlyMount = !homeWritable(paths.home);
+  const owner = !readOnlyMount && lease.tryAcquire();
   // Only the owner migrates and marks runs interrupted: it holds the lease, so the engine that
-  // ran them is gone. A read-only engine must not touch runs another engine is training.
-  const store = Store.open(paths.db, loadSnippet, { migrate: owner });
+  // ran them is gone. A read-only engine must not touch runs another engine is training. Every
+  // write checks the lease first, so one that was lost (or never held) stops the write.
+  const store = Store.open(paths.db, loadSnippet, { migrate: owner, readOnly: readOnlyMount, beforeWrite: () => lease.assertOwner() });
   /** What only the owner may do, once it holds the lease: the engine before it is gone. */
   const takeOwnership = () => {
     store.runs.markInterrupted();
@@ -72,6 +75,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     } catch (error) {
       console.error('[engine] could not tidy interrupted exports:', error);
     }
+    // Likewise a registration or an episode killed mid-way, and a registry write cut short.
+    try {
+      recoverAtomicLeftovers(paths.home);
+      tidyUserEnvLeftovers(paths);
+    } catch (error) {
+      console.error('[engine] could not tidy what a killed process left in the data home:', error);
+    }
   };
   if (owner) takeOwnership();
   // Registration itself is synchronous; the promise only stops servers of replaced entries.
@@ -79,7 +89,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const events = new EventBus();
   const jobs = new JobQueue((job) => events.emit('job.update', job));
   const compute = new ComputeClient({ home: paths.home });
+  /** Why a write is refused here, in words a person can act on. */
+  const readOnlyWhy = (method: string): string => {
+    const unusable = readOnlyMount ? 'it is on a read-only file system' : lease.unusableReason;
+    if (unusable) return `the data home ${paths.home} is read-only: ${unusable}. Lists, metrics and exports to another folder work; ${method} is refused.`;
+    const owner = lease.currentOwner();
+    const holder = owner ? describeOwner(owner) : 'another engine';
+    return `the data home ${paths.home} is in use by ${holder}; this engine opened it read-only, so ${method} is refused. Use that process (or its web mode), or stop it first (\`npx envace home unlock\` says what holds it).`;
+  };
   const homeAccess = () => {
+    if (readOnlyMount) return { writable: false, owner: null };
     const other = lease.currentOwner();
     // With the owner gone, the first write takes the home over, so it counts as writable.
     return { writable: lease.isOwner || other === null, owner: other ? describeOwner(other) : null };
@@ -108,7 +127,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   let closed = false;
   const mayWrite = (): boolean => {
     if (lease.isOwner) return true;
-    if (closed || !lease.tryAcquire()) return false;
+    if (closed || readOnlyMount || !lease.tryAcquire()) return false;
     store.migrate();
     takeOwnership();
     return true;
@@ -123,14 +142,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     } catch (error) {
       return { ok: false, error: { code: 'internal', message: `could not take over the data home ${paths.home}: ${(error as Error).message}` } };
     }
-    if (spec?.effect === 'writes' && !writable) {
-      const owner = lease.currentOwner();
-      const holder = owner ? describeOwner(owner) : 'another engine';
-      return {
-        ok: false,
-        error: { code: 'conflict', message: `the data home ${paths.home} is in use by ${holder}; this engine opened it read-only, so ${method} is refused. Use that process (or its web mode), or stop it first.` },
-      };
-    }
+    if (spec?.effect === 'writes' && !writable) return { ok: false, error: { code: 'conflict', message: readOnlyWhy(String(method)) } };
     return dispatchAny(method, input, ctx);
   };
 

@@ -10,14 +10,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ContractError, EnvsAddMcpInput, McpReset, McpServer, type McpRegistration } from '../contract';
+import { ContractError, EnvsAddMcpInput, FolderName, McpReset, McpServer, type McpRegistration } from '../contract';
+import { writeFileAtomicSync } from '../../native-models/io/atomic';
 import { readBoundedJsonFile } from '../../native-models/io/bounded-file';
 import type { McpServerSpec } from './envs/mcp/connection';
 import { mcpRegistration } from './envs/mcp/env';
+import { tidyDeadEpisodes } from './envs/mcp/episode-servers';
 import { MAX_TASK_FILE_CHARS, readTaskFile } from './envs/mcp/taskfile';
 import { getEnv, isBuiltinEnv, registerEnv, unregisterEnv, type EnvRegistration } from './envs/registry';
 import type { HomePaths } from './home';
-import { checkUserFile, UserPathError } from './user-paths';
+import { folderNameProblem } from '../contract/folder-name';
+import { checkUserFile, childFolder, UserPathError } from './user-paths';
 
 export const USER_ENVS_FILE = 'mcp-servers.json';
 /** A seed file is copied into every episode folder: keep it to what a server's state file needs. */
@@ -28,14 +31,31 @@ export function userEnvsFile(paths: HomePaths): string {
   return path.join(paths.home, USER_ENVS_FILE);
 }
 
-/** `<home>/mcp/<id>`: the registration's copies of its task and seed files, and its episode folders. */
+const ID_WHAT = 'an MCP environment id';
+
+/** `<home>/mcp`: one folder per registration. */
+export function userEnvsRoot(paths: HomePaths): string {
+  return path.join(paths.home, 'mcp');
+}
+
+/**
+ * `<home>/mcp/<id>`: the registration's copies of its task and seed files, and its episode folders.
+ * Throws for an id that is not a safe folder name (`../runs` once cleared every run): nothing is ever
+ * cleared outside `mcp/`.
+ */
 export function userEnvDir(paths: HomePaths, id: string): string {
-  return path.join(paths.home, 'mcp', id);
+  try {
+    return childFolder(userEnvsRoot(paths), id, ID_WHAT);
+  } catch (error) {
+    if (error instanceof UserPathError) throw new ContractError('invalid_input', error.message);
+    throw error;
+  }
 }
 
 /** What the file holds once written by this version; older entries (no reset) read as restart. */
 const StoredEntry = z.strictObject({
-  id: z.string(),
+  // A hand-edited file is held to the same rule as a registration: its id names a folder that is cleared.
+  id: FolderName(ID_WHAT),
   description: z.string().optional(),
   server: McpServer,
   taskFile: z.string(),
@@ -54,20 +74,40 @@ function defaultReset(server: McpServer): McpReset {
   return 'command' in server ? { kind: 'restart', seedFiles: [] } : { kind: 'none', sharedState: true };
 }
 
-/** Every entry of the file, each parsed on its own; problems are returned, never thrown. */
-export function readUserEnvs(paths: HomePaths): { entries: McpRegistration[]; problems: UserEnvProblem[] } {
+/** The file's items as stored, untouched; `corrupt` says why the file as a whole cannot be read. */
+function readStoredItems(paths: HomePaths): { items: unknown[]; corrupt: string | null } {
   const file = userEnvsFile(paths);
-  if (!fs.existsSync(file)) return { entries: [], problems: [] };
+  if (!fs.existsSync(file)) return { items: [], corrupt: null };
   let json: unknown;
   try {
     json = readBoundedJsonFile(file, SERVERS_FILE_BOUNDS, file);
   } catch (error) {
-    return { entries: [], problems: [{ id: null, message: `${file} cannot be read (${(error as Error).message}); fix it, or remove it to start over` }] };
+    return { items: [], corrupt: `${file} cannot be read (${(error as Error).message})` };
   }
-  if (!Array.isArray(json)) return { entries: [], problems: [{ id: null, message: `${file} must hold a JSON array of environments` }] };
+  if (!Array.isArray(json)) return { items: [], corrupt: `${file} must hold a JSON array of environments` };
+  return { items: json, corrupt: null };
+}
+
+/** Copies of the file that could not be read when it was next written (`mcp-servers.json.corrupt-<time>`). */
+function setAsideCopies(paths: HomePaths): string[] {
+  try {
+    return fs.readdirSync(paths.home).filter((name) => name.startsWith(`${USER_ENVS_FILE}.corrupt-`));
+  } catch {
+    return [];
+  }
+}
+
+/** Every entry of the file, each parsed on its own; problems are returned, never thrown. */
+export function readUserEnvs(paths: HomePaths): { entries: McpRegistration[]; problems: UserEnvProblem[] } {
+  const file = userEnvsFile(paths);
+  const { items, corrupt } = readStoredItems(paths);
+  const problems: UserEnvProblem[] = setAsideCopies(paths).map((name) => ({
+    id: null,
+    message: `${path.join(paths.home, name)} is an earlier ${USER_ENVS_FILE} that could not be read, kept aside when the file was next written; its environments are not loaded (repair it and add them again, or delete it)`,
+  }));
+  if (corrupt) return { entries: [], problems: [...problems, { id: null, message: `${corrupt}; fix it, or remove it to start over (adding or removing an environment keeps it aside as ${USER_ENVS_FILE}.corrupt-<time>)` }] };
   const entries: McpRegistration[] = [];
-  const problems: UserEnvProblem[] = [];
-  json.forEach((raw: unknown, i) => {
+  items.forEach((raw: unknown, i) => {
     const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
     const parsed = StoredEntry.safeParse(raw);
     if (!parsed.success) {
@@ -138,12 +178,22 @@ export async function loadUserEnvs(paths: HomePaths): Promise<{ ids: string[]; p
   return { ids: [...now.keys()], problems };
 }
 
-function writeEntries(paths: HomePaths, entries: McpRegistration[]): void {
+/**
+ * Change the stored items and write the file whole (atomic). Items this version cannot read stay as
+ * they were; a file that cannot be read at all is kept aside first, never overwritten.
+ */
+function updateStoredItems(paths: HomePaths, change: (items: unknown[]) => unknown[]): void {
   const file = userEnvsFile(paths);
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, JSON.stringify(entries, null, 2));
-  fs.renameSync(tmp, file);
+  const { items, corrupt } = readStoredItems(paths);
+  if (corrupt) {
+    const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    fs.renameSync(file, aside);
+    console.error(`[engine] ${corrupt}: kept as ${aside}, and a new ${USER_ENVS_FILE} started`);
+  }
+  writeFileAtomicSync(file, `${JSON.stringify(change(items), null, 2)}\n`);
 }
+
+const itemId = (raw: unknown): unknown => (raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined);
 
 function userFile(p: string, what: string, maxBytes: number, roots: readonly string[] | undefined): string {
   try {
@@ -190,7 +240,7 @@ export async function addUserEnv(paths: HomePaths, input: EnvsAddMcpInput, roots
     if (error instanceof ContractError) throw error;
     throw new ContractError('invalid_input', `the MCP environment could not start: ${(error as Error).message}`);
   }
-  writeEntries(paths, [...entries, entry]);
+  updateStoredItems(paths, (items) => [...items, entry]);
   loaded.get(paths.home)?.set(entry.id, JSON.stringify(entry));
   return entry;
 }
@@ -201,9 +251,34 @@ export async function removeUserEnv(paths: HomePaths, id: string): Promise<void>
   const { entries, problems } = readUserEnvs(paths);
   const kept = entries.filter((e) => e.id !== id);
   if (kept.length === entries.length && !problems.some((p) => p.id === id)) throw new ContractError('not_found', `no MCP environment "${id}"`);
-  // A file that no longer parses as a whole is rewritten from its readable entries: that is the way out of a corrupt file.
-  writeEntries(paths, kept);
+  updateStoredItems(paths, (items) => items.filter((raw) => itemId(raw) !== id));
   await unregisterEnv(id);
   loaded.get(paths.home)?.delete(id);
-  fs.rmSync(userEnvDir(paths, id), { recursive: true, force: true });
+  // An entry whose id is no folder name (a hand-edited file) never had a folder: only the entry goes.
+  if (folderNameProblem(id, ID_WHAT) === undefined) fs.rmSync(userEnvDir(paths, id), { recursive: true, force: true });
+}
+
+/**
+ * What killed processes left under `<home>/mcp/`, tidied by the home's next owner: the folder of a
+ * registration killed before it was saved (its copies can be tens of MB), and episode folders of
+ * processes that are gone. Nothing is touched while the registry cannot be read (its entries are
+ * unknown, so every folder may be one of theirs). Returns what was removed.
+ */
+export function tidyUserEnvLeftovers(paths: HomePaths): { folders: string[]; episodes: number } {
+  const root = userEnvsRoot(paths);
+  const { items, corrupt } = readStoredItems(paths);
+  if (corrupt || setAsideCopies(paths).length > 0 || !fs.existsSync(root)) return { folders: [], episodes: 0 };
+  const registered = new Set(items.map(itemId).filter((id): id is string => typeof id === 'string'));
+  const folders: string[] = [];
+  let episodes = 0;
+  for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const dir = path.join(root, entry.name);
+    if (registered.has(entry.name)) episodes += tidyDeadEpisodes(path.join(dir, 'episodes'));
+    else {
+      fs.rmSync(dir, { recursive: true, force: true });
+      folders.push(entry.name);
+    }
+  }
+  return { folders, episodes };
 }

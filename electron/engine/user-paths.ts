@@ -5,9 +5,10 @@
 
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { folderNameProblem } from '../contract/folder-name';
 import { FileBoundsError, checkBoundedFile, readBoundedText } from '../../native-models/io/bounded-file';
 
-export type UserPathErrorKind = 'outside' | 'missing' | 'not_file' | 'too_large' | 'unreadable';
+export type UserPathErrorKind = 'outside' | 'missing' | 'not_file' | 'too_large' | 'unreadable' | 'bad_name';
 
 export class UserPathError extends Error {
   override name = 'UserPathError';
@@ -87,4 +88,18 @@ export function checkUserFile(p: string, rule: UserFileRule): string {
   const resolved = confineUserPath(p, rule);
   asUserPathError(rule, () => checkBoundedFile(resolved, rule.maxBytes, `${rule.what} (${p})`));
   return resolved;
+}
+
+/**
+ * `<parent>/<name>` for a name a user chose (an MCP environment id, a model name), refused unless the
+ * name passes the folder-name rule and the result, resolved, is a direct child of `parent`: callers clear
+ * and rewrite this folder, so it must never be the parent itself, a sibling or anything outside.
+ */
+export function childFolder(parent: string, name: string, what: string): string {
+  const problem = folderNameProblem(name, what);
+  if (problem) throw new UserPathError('bad_name', what, problem);
+  const root = path.resolve(parent);
+  const child = path.resolve(root, name);
+  if (path.dirname(child) !== root || path.basename(child) !== name) throw new UserPathError('outside', what, `${what} ${JSON.stringify(name)} does not name a folder inside ${root}`);
+  return child;
 }

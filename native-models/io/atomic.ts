@@ -5,7 +5,7 @@
 // one is deleted. POSIX rename cannot replace a non-empty folder, hence the two-step swap; a crash between
 // its steps leaves a `.ready-` folder that `recoverAtomicDir` (called by readers) moves into place.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { pausePoint } from './pause-point';
@@ -148,5 +148,27 @@ export async function writeDirAtomic(dir: string, fill: (tmpDir: string) => Prom
     abandon(dir, tmp, e);
   } finally {
     writing.delete(writingKey);
+  }
+}
+
+/**
+ * Write one file whole or not at all: `<file>.tmp-<hex>` written and flushed, then renamed over `file`
+ * (a reader sees the old content or the new, never half). A crash leaves at most the temp sibling,
+ * which `recoverAtomicLeftovers` of the folder clears.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    fsyncPath(dirname(file));
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }

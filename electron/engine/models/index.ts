@@ -1,7 +1,7 @@
 // Public API of engine/models: import Hugging Face models, list and load them, export to HF / ONNX / LoRA / GGUF.
 export { ModelConvertError, configFromHfShape, hfShapeFromConfig, hfWeightsFromParams, paramsFromHfWeights } from './convert';
 export { loraAdapters, mergeLora } from './lora';
-export { MODEL_NAME_PATTERN, modelNameProblem } from './names';
+export { modelNameProblem } from './names';
 export { DEFAULT_MAX_IMPORT_BYTES, MANIFEST_FILE, ModelRegistryError, importModel, listModels, loadModel, removeModel } from './registry';
 export type { ImportModelOptions, LoadedModel, ModelEntry, ModelRegistryErrorCode } from './registry';
 export { EXPORT_FORMATS, exportModel } from './export';

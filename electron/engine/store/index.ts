@@ -1,5 +1,5 @@
 import type { ExportFormat } from '../../contract';
-import { migrate, openDatabase, type Db } from './database';
+import { migrate, openDatabase, type Db, type OpenOptions } from './database';
 import { migrations } from './migrations';
 import { EvaluationsRepo } from './evaluations';
 import { ExportsRepo } from './exports';
@@ -43,7 +43,7 @@ export class Store {
   static open(
     file: string,
     exportSnippet?: (format: ExportFormat, outDir: string, files: Array<{ name: string; bytes: number }>) => string,
-    options: { migrate?: boolean } = {},
+    options: OpenOptions = {},
   ): Store {
     return new Store(openDatabase(file, migrations, options), exportSnippet);
   }

@@ -6,9 +6,11 @@
  * - none: one shared process for everything (the user accepted shared state).
  * A server that failed during an episode (hung, crashed) is never lent again: the next episode gets a new one.
  */
+import { readdirSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { McpReset } from '../../../contract';
+import { processRunning, processStartTime } from '../../process-identity';
 import type { JsonValue } from '../types';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from './connection';
 
@@ -52,6 +54,38 @@ export function describeReset(reset: McpReset): string {
   }
 }
 
+/**
+ * Episode folders are named for the process that made them (`ep-p<pid>s<start>-XXXXXX`), so that what
+ * a killed process left behind can be told from what a live one (a trainer, `mcp serve`) is using.
+ */
+const EPISODE_NAME = /^ep-p(\d+)s(\d+|x)-[A-Za-z0-9]{6}$/;
+
+function episodePrefix(): string {
+  return `ep-p${process.pid}s${processStartTime(process.pid) ?? 'x'}-`;
+}
+
+/**
+ * Remove the episode folders under `episodeRoot` whose process is gone (killed mid-episode), and
+ * folders of the older unnamed form (`ep-XXXXXX`), which no running version makes. Returns how many.
+ */
+export function tidyDeadEpisodes(episodeRoot: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(episodeRoot);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const named = EPISODE_NAME.exec(name);
+    const dead = named ? !processRunning(Number(named[1]), named[2] === 'x' ? null : named[2]!) : /^ep-[A-Za-z0-9]{6}$/.test(name);
+    if (!dead) continue;
+    rmSync(join(episodeRoot, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
 export class RestartServers implements EpisodeServers {
   readonly description: string;
   constructor(
@@ -66,7 +100,7 @@ export class RestartServers implements EpisodeServers {
   async acquire(prepare?: (episodeDir: string) => Promise<void>): Promise<EpisodeServer> {
     await mkdir(this.episodeRoot, { recursive: true });
     // realpath: servers compare resolved paths, and the folder may sit behind a symlink.
-    const dir = await realpath(await mkdtemp(join(this.episodeRoot, 'ep-')));
+    const dir = await realpath(await mkdtemp(join(this.episodeRoot, episodePrefix())));
     try {
       for (const file of this.seedFiles) await cp(file, join(dir, basename(file)), { recursive: true });
       await prepare?.(dir);
