@@ -49,6 +49,12 @@ describe('envace experiment (command line)', () => {
         store.append(runCell(run.method, 1));
         for (const e of run.evals) store.append(evalCell(run.method, 1, e.split, { key: e.key, success: run.method === 'sft' ? 0.25 : 0.5 }));
       }
+    // While another process works in the folder, a resume is refused before it trains or writes anything.
+    const busy = await envace('experiment', '--resume', dir, '--home', home);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toContain(`another envace experiment is working in ${dir}`);
+    expect(fs.existsSync(path.join(dir, 'table.json'))).toBe(false);
+    store.close();
     const { code, stdout, stderr } = await envace('experiment', '--resume', dir, '--home', home, '--json');
     expect(code, stderr).toBe(0);
     expect(stderr).toContain('6 cell(s) already done');

@@ -89,7 +89,7 @@ export function registerExperiment(program: Command): void {
         await withEngine(opts.home, async (api) => {
           let result;
           try {
-            result = await runExperiment(api, suite, { onProgress, onLog, signal: controller.signal, done: store.cells, onCell: (cell) => store.append(cell) });
+            result = await runExperiment(api, suite, { onProgress, onLog, signal: controller.signal, done: store.cells, onCell: (cell) => store.append(cell), inFlight: { get: (key) => store.inFlight(key), set: (key, id) => store.setInFlight(key, id) } });
           } catch (error) {
             if (!(error instanceof ExperimentCancelled)) throw error;
             writeReport(dir, summarize(error.partial));

@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EvalResult } from '../../contract';
+import { writeFileAtomicSync } from '../../../native-models/io/atomic';
+import { KernelLock } from '../kernel-lock';
 import type { Split, Variant } from './plan';
 import { type Method, type Suite, SuiteError } from './suite';
 
@@ -82,6 +84,10 @@ export type EvalCell = Pick<EvalResult, (typeof EVAL_FIGURES)[number]> & {
 export type Cell = RunCell | EvalCell;
 
 export const CELLS_FILE = 'cells.jsonl';
+/** The run the latest cell started training, by the cell's key: a resume goes on with it. */
+export const IN_FLIGHT_FILE = 'in-flight.json';
+/** Held (a kernel lock) by the one process working in the folder. */
+const FOLDER_LOCK_FILE = 'experiment.lock.db';
 export const EXPERIMENT_FILE = 'experiment.json';
 
 /** What `experiment.json` holds: the suite as it was run, so a resume trains the same plan. */
@@ -89,6 +95,19 @@ export interface ExperimentHeader {
   version: 1;
   suite: Suite;
   createdAt: number;
+}
+
+/** `experiment.json`, or a SuiteError that names the file and what is wrong with it. */
+function readHeader(file: string): ExperimentHeader {
+  let header: ExperimentHeader;
+  try {
+    header = JSON.parse(fs.readFileSync(file, 'utf8')) as ExperimentHeader;
+  } catch (error) {
+    throw new SuiteError(`${file} cannot be read as an experiment (${(error as Error).message}); it is left as it is`);
+  }
+  if (!header || typeof header !== 'object' || header.version !== 1) throw new SuiteError(`${file}: unknown version ${String((header as { version?: unknown } | null)?.version)}`);
+  if (!header.suite || typeof header.suite !== 'object') throw new SuiteError(`${file} holds no suite`);
+  return header;
 }
 
 /** Reads the cells of a file; a line cut short by a crash mid-write is skipped, the rest kept. */
@@ -111,25 +130,55 @@ export class CellStore {
     readonly dir: string,
     readonly header: ExperimentHeader,
     readonly cells: Cell[],
+    private readonly lock: KernelLock,
   ) {}
+
+  /** One process works in an experiment's folder at a time: two resumes would train every cell twice and both write the table. */
+  private static lockFolder(dir: string): KernelLock {
+    const lock = new KernelLock(path.join(dir, FOLDER_LOCK_FILE));
+    const taken = lock.take();
+    if (taken.state === 'held') throw new SuiteError(`another envace experiment is working in ${dir}; wait for it, or stop it and resume`);
+    if (taken.state === 'unusable') throw new SuiteError(`${dir} cannot be worked in: ${taken.reason}`);
+    return lock;
+  }
 
   /** A new experiment in `dir`; refuses a folder that already holds one (that is what --resume is for). */
   static create(dir: string, suite: Suite, now = Date.now()): CellStore {
     if (fs.existsSync(path.join(dir, EXPERIMENT_FILE))) throw new SuiteError(`${dir} already holds an experiment; continue it with --resume ${dir}`);
     fs.mkdirSync(dir, { recursive: true });
+    const lock = CellStore.lockFolder(dir);
     const header: ExperimentHeader = { version: 1, suite, createdAt: now };
-    fs.writeFileSync(path.join(dir, EXPERIMENT_FILE), `${JSON.stringify(header, null, 2)}\n`);
-    return new CellStore(dir, header, []);
+    writeFileAtomicSync(path.join(dir, EXPERIMENT_FILE), `${JSON.stringify(header, null, 2)}\n`);
+    return new CellStore(dir, header, [], lock);
   }
 
   /** The experiment in `dir` and the cells it finished. */
   static open(dir: string): CellStore {
     const file = path.join(dir, EXPERIMENT_FILE);
     if (!fs.existsSync(file)) throw new SuiteError(`${dir} holds no experiment (no ${EXPERIMENT_FILE})`);
-    const header = JSON.parse(fs.readFileSync(file, 'utf8')) as ExperimentHeader;
-    if (header.version !== 1) throw new SuiteError(`${file}: unknown version ${String(header.version)}`);
+    const header = readHeader(file);
+    const lock = CellStore.lockFolder(dir);
     const cellsFile = path.join(dir, CELLS_FILE);
-    return new CellStore(dir, header, fs.existsSync(cellsFile) ? parseCells(fs.readFileSync(cellsFile, 'utf8')) : []);
+    return new CellStore(dir, header, fs.existsSync(cellsFile) ? parseCells(fs.readFileSync(cellsFile, 'utf8')) : [], lock);
+  }
+
+  /** The run that was training `key` when the last session stopped, if any. */
+  inFlight(key: string): string | undefined {
+    try {
+      const held = JSON.parse(fs.readFileSync(path.join(this.dir, IN_FLIGHT_FILE), 'utf8')) as { key?: unknown; runId?: unknown };
+      return held.key === key && typeof held.runId === 'string' ? held.runId : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  setInFlight(key: string, runId: string): void {
+    writeFileAtomicSync(path.join(this.dir, IN_FLIGHT_FILE), JSON.stringify({ key, runId }));
+  }
+
+  /** Let another process work in the folder (the process's exit does the same). */
+  close(): void {
+    this.lock.drop();
   }
 
   /** Appends one finished cell (one line, one write: a crash leaves at most that line partial). */

@@ -53,6 +53,12 @@ export interface RunnerHooks {
   done?: readonly Cell[];
   /** Aborting cancels the run in progress and stops the experiment. */
   signal?: AbortSignal;
+  /**
+   * Where the run training each cell is noted (the experiment's folder): a session killed mid-run
+   * leaves it interrupted, and the next one resumes that run instead of leaving it behind and training
+   * the cell again under a new id. A note for a cell that was stored since is never read again.
+   */
+  inFlight?: { get(key: string): string | undefined; set(key: string, runId: string): void };
 }
 
 export class ExperimentCancelled extends Error {
@@ -119,23 +125,40 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
     log(`  ${plan.method}: ${error}`);
   };
 
+  /** The run an earlier session left training this cell: resumed when interrupted, taken as it is when it completed. */
+  const goOnWith = async (runId: string | undefined) => {
+    if (!runId) return null;
+    try {
+      const earlier = await api.call('runs.get', { id: runId });
+      if (earlier.status === 'completed') return earlier;
+      if (earlier.status !== 'interrupted' && earlier.status !== 'cancelled') return null;
+      log(`  resuming run ${runId}, ${earlier.status} at step ${earlier.currentStep}`);
+      return await api.call('runs.resume', { id: runId });
+    } catch {
+      return null; // deleted since: train the cell anew
+    }
+  };
+
   /** Trains a run unless its cell is stored; returns its cell, or null when it failed. */
   const train = async (plan: RunPlan, config: RunPlan['config']): Promise<RunCell | null> => {
     const stored = done.get(plan.key);
     if (stored?.kind === 'run') return stored;
     if (cancelled()) throw new ExperimentCancelled(result);
     log(`[${toTrain.indexOf(plan) + 1}/${toTrain.length}] ${plan.env} seed ${plan.seed}: ${plan.method}`);
-    let run;
-    try {
-      run = await api.call('runs.create', { config, start: true });
-    } catch (error) {
-      fail(plan, null, `not created: ${message(error)}`);
-      return null;
+    let run = await goOnWith(hooks.inFlight?.get(plan.key));
+    if (!run) {
+      try {
+        run = await api.call('runs.create', { config, start: true });
+      } catch (error) {
+        fail(plan, null, `not created: ${message(error)}`);
+        return null;
+      }
     }
+    hooks.inFlight?.set(plan.key, run.id);
     current = { plan, runId: run.id };
     const onAbort = () => void api.call('runs.cancel', { id: run.id }).catch(() => {});
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    const status = await watcher.wait(run.id).finally(() => hooks.signal?.removeEventListener('abort', onAbort));
+    const status = run.status === 'completed' ? run.status : await watcher.wait(run.id).finally(() => hooks.signal?.removeEventListener('abort', onAbort));
     current = null;
     stepsDone += plan.steps;
     const final = await api.call('runs.get', { id: run.id });
