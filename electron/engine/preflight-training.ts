@@ -100,11 +100,19 @@ function contextKnobs(config: RunConfig, maxSeqLen: number): string {
  * fit; a rollout fails on any task whose prompt does not. A run from another run's checkpoint
  * (initFrom) uses that tokenizer: not checked here.
  */
-export async function contextFit(config: RunConfig, env: ToolEnv, modelsDir: string | undefined, uses: { sft: boolean; rollouts: boolean }, budgetMs = DEMO_BUDGET_MS): Promise<Fit> {
+export async function contextFit(
+  config: RunConfig,
+  env: ToolEnv,
+  modelsDir: string | undefined,
+  uses: { sft: boolean; rollouts: boolean; demonstrationsFileRefused?: boolean },
+  budgetMs = DEMO_BUDGET_MS,
+): Promise<Fit> {
   const none: Fit = { checks: [], demoTokens: null, promptTokens: null, vocabSize: null };
   if (config.initFrom || (!uses.sft && !uses.rollouts)) return none;
   const [{ demoCorpus, demoSegments }, layout] = await Promise.all([import('./algorithms/demos'), import('./algorithms/layout')]);
-  const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
+  // A demonstrations file the request may not use (outside the data home, missing, too big) is never
+  // opened: the demonstrations check has said why, and the fit is judged on the schemas instead.
+  const hasDemos = config.sft.demonstrations === 'file' ? !uses.demonstrationsFileRefused : env.expert !== undefined;
   let sample: { transcripts: DemoTranscript[]; of: number } = { transcripts: [], of: 0 };
   if (hasDemos) {
     try {
@@ -337,7 +345,7 @@ export interface PreflightEstimate {
 export async function trainingChecks(
   config: RunConfig,
   modelsDir: string | undefined,
-  options: { demoBudgetMs?: number } = {},
+  options: { demoBudgetMs?: number; demonstrationsFileRefused?: boolean } = {},
 ): Promise<{ checks: Check[]; estimate: PreflightEstimate }> {
   const { check: stages, stages: plan } = stagesCheck(config);
   const checks: Check[] = [stages];
@@ -349,7 +357,7 @@ export async function trainingChecks(
     heldout = env.tasks('heldout').length;
     const sft = plan.some((st) => st.algo === 'sft');
     const rollouts = plan.some((st) => st.algo !== 'sft') || config.evalEvery > 0;
-    const found = await contextFit(config, env, modelsDir, { sft, rollouts }, options.demoBudgetMs);
+    const found = await contextFit(config, env, modelsDir, { sft, rollouts, demonstrationsFileRefused: options.demonstrationsFileRefused }, options.demoBudgetMs);
     checks.push(...found.checks);
     fit = found;
   } catch {

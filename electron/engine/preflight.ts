@@ -150,6 +150,11 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
 }> {
   const checks: Array<{ name: string; ok: boolean; detail: string }> = [{ name: 'config', ok: true, detail: 'valid against the run schema' }];
   let taskCounts: { train: number; heldout: number; ood: number } | null = null;
+  // The file's confinement does not depend on the environment: checked first, so a refused file is never opened below.
+  if (config.sft.demonstrations === 'file') {
+    const problem = config.sft.demonstrationsFile === undefined ? "sft.demonstrations is 'file' but sft.demonstrationsFile is not set" : runConfigFileProblems(config, options.roots)[0]?.message;
+    checks.push({ name: 'demonstrations', ok: problem === undefined, detail: problem ?? `sft.demonstrationsFile ${config.sft.demonstrationsFile} is a readable file` });
+  }
   try {
     const env = await getEnv(config.env, envOptions(config));
     taskCounts = Object.fromEntries(SPLITS.map((s) => [s, env.tasks(s).length])) as { train: number; heldout: number; ood: number };
@@ -162,10 +167,7 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
         : `${env.id} has no training tasks`,
     });
     const needsDemos = config.algo === 'sft' || config.algo === 'sft+envace' || config.sft.steps > 0;
-    if (config.sft.demonstrations === 'file') {
-      const problem = config.sft.demonstrationsFile === undefined ? "sft.demonstrations is 'file' but sft.demonstrationsFile is not set" : runConfigFileProblems(config, options.roots)[0]?.message;
-      checks.push({ name: 'demonstrations', ok: problem === undefined, detail: problem ?? `sft.demonstrationsFile ${config.sft.demonstrationsFile} is a readable file` });
-    } else if (needsDemos) {
+    if (config.sft.demonstrations !== 'file' && needsDemos) {
       checks.push({
         name: 'demonstrations',
         ok: env.expert !== undefined,
@@ -184,7 +186,8 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
     checks.push({ name: 'rwml', ok: false, detail: "similarity 'embedding' needs a sentence-embedding model, which is not available; use json-f1, rouge-l or char-ngram-cos" });
   // What training itself will do: stages, context fit, format budget, time and disk (preflight-training.ts).
-  const training = await trainingChecks(config, modelsDir, { demoBudgetMs: options.demoBudgetMs });
+  const demonstrationsFileRefused = checks.some((c) => c.name === 'demonstrations' && !c.ok);
+  const training = await trainingChecks(config, modelsDir, { demoBudgetMs: options.demoBudgetMs, demonstrationsFileRefused });
   checks.push(...training.checks);
   return { ok: checks.every((c) => c.ok), checks, params, memoryEstimateBytes, taskCounts, plannedSteps: plannedSteps(config), estimate: training.estimate };
 }

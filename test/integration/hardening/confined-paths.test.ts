@@ -9,7 +9,9 @@ import { testEngine } from '../../helpers/engine';
 const { engine, home, cleanup } = testEngine();
 afterAll(cleanup);
 
-const config = (demonstrationsFile: string) => ({ env: 'contract-test', algo: 'sft+envace', sft: { steps: 2, demonstrations: 'file', demonstrationsFile } });
+// The test engine creates runs on its contract-test env; pre-flight asks the env registry, where mock is
+// real, so it goes on to the checks that would record the demonstrations.
+const config = (demonstrationsFile: string, env = 'contract-test') => ({ env, algo: 'sft+envace', sft: { steps: 2, demonstrations: 'file', demonstrationsFile } });
 
 describe('sft.demonstrationsFile is confined like every other path', () => {
   it('over the window transports a file outside the home is refused at runs.create and in pre-flight, without echoing it', async () => {
@@ -20,8 +22,12 @@ describe('sft.demonstrationsFile is confined like every other path', () => {
       expect(created.error.code).toBe('invalid_input');
       expect(created.error.message).toMatch(/must be inside/);
       expect(created.error.message).not.toMatch(/root:/);
-      const checked = await engine.dispatch('runs.preflight', { config: config('/etc/passwd') }, { transport });
+      const checked = await engine.dispatch('runs.preflight', { config: config('/etc/passwd', 'mock') }, { transport });
       expect(checked.ok && checked.value).toMatchObject({ ok: false });
+      // Refused is never opened: no later check reads the file (it once said "/etc/passwd:1: not JSON").
+      const details = checked.ok ? (checked.value as { checks: Array<{ detail: string }> }).checks.map((c) => c.detail) : [];
+      expect(details.filter((d) => /passwd:\d|not JSON|recording the demonstrations failed/.test(d))).toEqual([]);
+      expect(details.some((d) => /must be inside/.test(d))).toBe(true);
     }
     expect((await engine.dispatch('runs.list', {}, { transport: 'websocket' })).ok && true).toBe(true);
   });
