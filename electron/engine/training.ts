@@ -78,7 +78,8 @@ export function startTraining(s: EngineServices, runId: string, options: StartOp
           const ids = s.store.db.transaction(() => {
             const heldout = event.metrics['eval/success'];
             const best = s.store.runs.get(runId)?.bestHeldoutSuccess ?? null;
-            const bestHeldoutSuccess = heldout !== undefined && (best === null || heldout > best) ? heldout : undefined;
+            // Step 0 is the untrained policy's evaluation: a baseline, never the run's best (it has no checkpoint).
+            const bestHeldoutSuccess = heldout !== undefined && event.step > 0 && (best === null || heldout > best) ? heldout : undefined;
             const written = s.store.writeStep({ runId, step: event.step, metrics: event.metrics, rollouts: event.rollouts, run: { etaMs, bestHeldoutSuccess } });
             if (event.checkpoint) {
               s.store.runs.addCheckpoint(runId, event.checkpoint.step, event.checkpoint.path);

@@ -152,6 +152,23 @@ export class RunContext {
     this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
   }
 
+  /** Greedy success, score and invalid-action rate on the held-out tasks, as `eval/*` metrics. */
+  private async heldoutMetrics(step: number): Promise<Record<string, number>> {
+    const ev = await evaluatePolicy(this.policy, this.env, this.heldoutTasks, { ...this.settings, temperature: 0 }, { seed: this.config.seed, label: `eval:${step}` });
+    return { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate };
+  }
+
+  /**
+   * A fresh run that evaluates periodically is evaluated once before its first step too, reported as
+   * step 0 (no checkpoint, no rollouts): every held-out curve then starts from the untrained policy,
+   * so "before → after" is read off one run (verl's `val_before_train`, which the export sets alike).
+   */
+  async evaluateBeforeTraining(): Promise<void> {
+    if (this.config.evalEvery <= 0 || !this.heldoutTasks.length) return;
+    this.io.onProgress(0, `evaluating the untrained policy on ${this.heldoutTasks.length} held-out tasks`);
+    this.io.onStep({ step: 0, metrics: await this.heldoutMetrics(0), rollouts: [] });
+  }
+
   async finishStep(step: number, stage: Stage, metrics: Record<string, number>, rollouts: NewRollout[]): Promise<boolean> {
     const c = this.config;
     // Gathering is counted once, on step 1: a resumed run replays the expert again to rebuild its
@@ -159,16 +176,8 @@ export class RunContext {
     if (step === 1) metrics.gather_env_calls = this.gatherEnvCalls;
     this.gatherEnvCalls = 0;
     if (step < stage.last) this.policy.setLearningRate(stageLearningRate(c, stage, step + 1));
-    if (c.evalEvery > 0 && step % c.evalEvery === 0) {
-      const ev = await evaluatePolicy(
-        this.policy,
-        this.env,
-        this.heldoutTasks,
-        { ...this.settings, temperature: 0 },
-        { seed: c.seed, label: `eval:${step}` },
-      );
-      Object.assign(metrics, { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate });
-    }
+    // Every evalEvery steps and at the run's last step, so the curve ends where the run ends (after RL too).
+    if (c.evalEvery > 0 && (step % c.evalEvery === 0 || step === this.totalSteps)) Object.assign(metrics, await this.heldoutMetrics(step));
     const result: StepResult = { step, metrics, rollouts };
     if (step % c.checkpointEvery === 0 || step === this.totalSteps) result.checkpoint = { step, path: this.saveCheckpoint(step, stage) };
     this.io.onStep(result);

@@ -104,8 +104,10 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   const init = from ? undefined : io.initFromDir;
   const trainsTokenizer = !from && !imported && !init;
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
+  if (trainsTokenizer && hasDemos) io.onProgress(0, `setup: recording ${config.sft.demonstrations === 'file' ? 'the demonstrations file' : `${trainTasks.length} expert demonstrations`}`);
   const transcripts =
     trainsTokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
+  io.onProgress(0, from ? 'setup: loading the checkpoint' : trainsTokenizer ? 'setup: training the tokenizer and building the model' : 'setup: loading the model');
   const options: PolicyOptions = {
     seed: config.seed,
     optimizer: {
@@ -149,10 +151,13 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
     ctx.demoCache = transcripts;
     let step = from ? from.step : 0;
     ctx.lastStep = step;
+    if (!from) await ctx.evaluateBeforeTraining();
+    if (io.signal.aborted) return { finalStep: step };
     for (const stage of stages) {
       if (stage.last <= step) continue;
       const start = Math.max(stage.first, step + 1);
       io.onLog('info', `stage ${stage.algo}: steps ${start}–${stage.last}`);
+      io.onProgress((start - 1) / total, `${stage.algo}: step ${start} (the first step of a stage builds its training graph)`);
       ctx.beginStage(stage, start);
       const go = await runStage(ctx, stage, start);
       step = go ? stage.last : step;

@@ -37,16 +37,18 @@ const base: RunConfigInput = {
 
 async function train(overrides: Partial<RunConfigInput>, io: { runDir: string; resumeFromDir?: string }) {
   const steps: StepResult[] = [];
+  // Step 0: the evaluation before training that a fresh run with evalEvery > 0 reports.
+  let baseline: StepResult | undefined;
   const logs: string[] = [];
   const out = await runTraining(RunConfig.parse({ ...base, ...overrides }), {
     modelsDir,
     ...io,
     signal: new AbortController().signal,
-    onStep: (s) => steps.push(s),
+    onStep: (s) => (s.step === 0 ? (baseline = s) : steps.push(s)),
     onLog: (_l, m) => logs.push(m),
     onProgress: () => {},
   });
-  return { ...out, steps, logs };
+  return { ...out, steps, baseline, logs };
 }
 
 // A "pretrained" model as a user would bring it: a byte-level BPE tokenizer with only its own
@@ -105,9 +107,14 @@ describe('a run that starts from an imported model', () => {
     expect(first.logs.join('\n')).toMatch(/model: imported model pretrained-nano \(\d+-token vocabulary/);
     expect(first.steps[3].metrics.loss).toBeLessThan(first.steps[0].metrics.loss);
     expect(first.steps[3].metrics['eval/success']).toBeDefined();
+    // The untrained import is evaluated before step 1, as step 0: held-out figures only, no checkpoint, no rollouts.
+    expect(first.baseline).toMatchObject({ step: 0, rollouts: [] });
+    expect(Object.keys(first.baseline!.metrics).sort()).toEqual(['eval/invalid_action_rate', 'eval/score', 'eval/success']);
+    expect(first.baseline!.checkpoint).toBeUndefined();
     // Resume from step 2: the checkpoint carries the grown config and tokenizer; steps 3–4 repeat exactly.
     const resumed = await train({}, { runDir: join(root, 'run-resumed'), resumeFromDir: join(runDir, 'checkpoints', 'step-2') });
     expect(resumed.steps.map((s) => s.step)).toEqual([3, 4]);
+    expect(resumed.baseline, 'a resumed run is not evaluated again before training').toBeUndefined();
     expect(resumed.steps[1].metrics.loss).toBeCloseTo(first.steps[3].metrics.loss, 5);
     const evaluated = await evaluateOp({
       config: RunConfig.parse(base),

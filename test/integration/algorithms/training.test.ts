@@ -32,6 +32,7 @@ async function train(
 ) {
   const runDir = opts.runDir ?? join(root, `run-${runs++}`);
   const steps: StepResult[] = [];
+  let baseline: StepResult | undefined;
   const logs: string[] = [];
   const controller = new AbortController();
   const out = await runTraining(RunConfig.parse({ ...base, ...overrides }), {
@@ -40,13 +41,15 @@ async function train(
     resumeFromDir: opts.resumeFromDir,
     signal: controller.signal,
     onStep: (s) => {
-      steps.push(s);
+      // Step 0 is the evaluation before training (evalEvery > 0, fresh runs): kept apart from the trained steps.
+      if (s.step === 0) baseline = s;
+      else steps.push(s);
       if (s.step === opts.abortAfter) controller.abort();
     },
     onLog: (_l, m) => logs.push(m),
     onProgress: () => {},
   });
-  return { ...out, steps, logs, runDir };
+  return { ...out, steps, baseline, logs, runDir };
 }
 
 /** Metrics that measure wall time differ between identical runs; everything else must not. */
