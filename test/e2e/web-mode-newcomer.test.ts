@@ -1,5 +1,6 @@
 // A newcomer's first session, through the real engine and a real browser: a fresh data home →
-// Quickstart (the recommended recipe) → Start → the run completes and its format errors fall →
+// Quickstart (the recommended recipe, started in one click) → the run completes, its format errors fall and
+// its Dashboard ends on a before → after result card →
 // open a rehearsed rollout, reality-check it, see the diff → export a Hugging Face folder. At a
 // desktop and a laptop size, with screenshots kept as artefacts.
 import fs from 'node:fs';
@@ -59,12 +60,13 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     await page.getByTestId('runs-empty').waitFor();
     await page.getByTestId('quickstart-recipe').waitFor({ timeout: 60_000 });
     await shoot('quickstart');
+    // One click creates and starts the recipe and opens its Dashboard, which says what setup is doing.
     await page.getByTestId('quickstart').click();
-    const row = page.getByTestId('runs-table').locator('tbody tr').first();
-    await row.waitFor();
+    await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/dashboard\?run=/);
     const [run] = (await api.call('runs.list', {})).items;
-    expect(run).toMatchObject({ algo: 'sft+envace', status: 'created', model: expect.stringMatching(/nano/) });
-    await page.getByRole('button', { name: `Start run ${run!.name}` }).click();
+    expect(run).toMatchObject({ algo: 'sft+envace', env: 'retail', model: expect.stringMatching(/tiny/) });
+    await page.getByTestId('run-phase').waitFor({ timeout: 60_000 });
+    await shoot('setup');
 
     // Training: the recipe's SFT warm start then envace, to the end.
     for (let i = 0; i < 1_700; i++) {
@@ -82,8 +84,15 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     expect(invalid.length).toBeGreaterThanOrEqual(2);
     expect(invalid.at(-1)!).toBeLessThan(invalid[0]! === 0 ? 1e-9 : invalid[0]! + 1e-9);
     expect(invalid.at(-1)!).toBeLessThan(1);
+    // Evaluated before the first step and at the end: the result card reads the before → after.
+    expect(success.steps[0]).toBe(0);
+    expect(success.steps.at(-1)).toBe(done.totalSteps);
     await page.goto(`${server.url}#/dashboard?run=${run!.id}`);
-    await page.getByTestId('dashboard-run').waitFor();
+    const card = page.getByTestId('result-card');
+    await card.waitFor();
+    const pct = (v: number) => `${Math.round(v * 100)} %`;
+    expect(await card.getByTestId('result-before-after').textContent()).toBe(`${pct(success.values[0]!)} → ${pct(success.values.at(-1)!)}`);
+    await card.getByTestId('result-best').waitFor();
     await shoot('dashboard');
 
     // A rehearsed rollout, checked against the real environment: the diff appears beside it.

@@ -60,21 +60,27 @@ describe('web mode in Chromium', () => {
     await stranger.close();
   });
 
-  it('shows the Runs empty state with the quickstart, then creates the quickstart run in one click', async () => {
+  it('shows the Runs empty state with the quickstart, then starts the quickstart run in one click and opens its Dashboard', async () => {
     await page.goto(server.url);
     const empty = page.getByTestId('runs-empty');
     await empty.waitFor();
     await expect.poll(() => page.getByTestId('quickstart').isEnabled()).toBe(true);
     // The quickstart trains the recommended recipe (engine/recipes.ts); the CLI line does the same without --algo.
-    expect(await empty.locator('.cli').textContent()).toBe('npx envace train --env fixture-shop --preset nano');
+    expect(await empty.locator('.cli').textContent()).toBe('npx envace train --env fixture-shop --preset tiny');
     await shot('runs-empty');
 
     await page.getByTestId('quickstart').click();
-    const row = page.getByTestId('runs-table').locator('tbody tr');
-    await row.first().waitFor();
+    await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/dashboard\?run=/);
     const stored = await api.call('runs.list', {});
     expect(stored.total).toBe(1);
     expect(stored.items[0]!.algo).toBe('sft+envace');
+    expect(new URL(page.url()).hash).toBe(`#/dashboard?run=${stored.items[0]!.id}`);
+    // Started, not only stored: the fixture world cannot train, so it ends failed, saying why.
+    await expect.poll(async () => (await api.call('runs.get', { id: stored.items[0]!.id })).status, { timeout: 60_000 }).toBe('failed');
+    await page.getByTestId('run-failure').waitFor();
+    await page.goto(server.url);
+    const row = page.getByTestId('runs-table').locator('tbody tr');
+    await row.first().waitFor();
     expect(await row.first().getAttribute('data-run-id')).toBe(stored.items[0]!.id);
   });
 
@@ -107,8 +113,9 @@ describe('web mode in Chromium', () => {
     expect(await runningRow.getByRole('button').allTextContents()).toEqual(['Cancel']);
 
     // The run starts between opening the dialog and confirming: the engine refuses, the dialog says why.
-    const quick = (await api.call('runs.list', { status: 'created' })).items[0]!;
-    expect(await page.locator(`tr[data-run-id="${quick.id}"]`).getByRole('button').allTextContents()).toEqual(['Start', 'Delete']);
+    // The quickstart run, which failed on the fixture world: it can be deleted, not started again.
+    const quick = (await api.call('runs.list', { status: 'failed' })).items[0]!;
+    expect(await page.locator(`tr[data-run-id="${quick.id}"]`).getByRole('button').allTextContents()).toEqual(['more', 'Delete']); // 'more' opens the failure's reason
     await page.getByRole('button', { name: `Delete run ${quick.name}` }).click();
     const dialog = page.getByRole('dialog');
     engine.services.store.runs.update(quick.id, { status: 'queued' });

@@ -28,7 +28,7 @@ function renderView(route: Route): ReactNode {
     case 'memory':
       return <MemoryView memoryId={route.params.id} />;
     case 'evaluate':
-      return <EvaluateView runId={route.params.run} />;
+      return <EvaluateView runId={route.params.run} step={route.params.step} />;
     case 'export':
       return <ExportView runId={route.params.run} />;
     case 'envs':

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Run, RunConfig } from '../../../../electron/contract';
 import { routeHref } from '../../app/routes';
 import { navigate } from '../../app/useHashRoute';
@@ -10,9 +10,10 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { explainMetric } from '../../format/metric-glossary';
 import { formatDuration } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
-import { useThrottledEvents } from '../../hooks/useEvents';
+import { useEvent, useThrottledEvents } from '../../hooks/useEvents';
 import { useRunMetrics } from '../../hooks/useRunMetrics';
 import { parseCompare } from './compare';
+import { ResultCard } from './ResultCard';
 import { RunLog } from './RunLog';
 import { alignToStage, alignmentLabels, stageProgress, type Alignment } from './stages';
 
@@ -37,9 +38,24 @@ function RunPicker({ runId, runs }: { runId?: string; runs: Run[] }) {
   );
 }
 
+/** Time since `since`, ticking every second. */
+function Elapsed({ since }: { since: number }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return <span className="numeric">{formatDuration(Math.max(0, now - since))}</span>;
+}
+
 function RunHeader({ runId }: { runId: string }) {
   const run = useCall('runs.get', { id: runId });
   useThrottledEvents(['run.status', 'run.progress'], run.reload, 1000);
+  // What the trainer is doing now (recording demonstrations, building the model, a stage's first step), live from run.progress.
+  const [phase, setPhase] = useState<{ runId: string; text: string } | null>(null);
+  useEvent('run.progress', (p) => {
+    if (p.runId === runId) setPhase({ runId, text: p.phase });
+  });
   if (run.error) return <ErrorNotice error={run.error} onRetry={run.reload} />;
   if (!run.data) return null;
   const r = run.data;
@@ -55,6 +71,12 @@ function RunHeader({ runId }: { runId: string }) {
         </span>
         {r.etaMs !== null && r.status === 'running' && <span className="muted">ETA {formatDuration(r.etaMs)}</span>}
       </span>
+      {r.status === 'running' && (
+        <span className="muted" data-testid="run-phase" aria-live="polite">
+          {phase?.runId === runId ? phase.text : r.currentStep === 0 ? 'setting up' : 'training'}
+          {r.startedAt !== null && <> · <Elapsed since={r.startedAt} /> elapsed</>}
+        </span>
+      )}
       <span className="muted" data-testid="run-stages" title="Stages in training order, steps done in each">
         {stageProgress(r.config, r.currentStep)}
       </span>
@@ -104,6 +126,7 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
         </EmptyState>
       )}
       {runId && <RunHeader runId={runId} />}
+      {runId && !metrics.loading && <ResultCard runId={runId} success={metrics.series[runId]?.[SUCCESS]} />}
       {compared.length > 0 && (
         <p className="notice notice-info" data-testid="comparing">
           Comparing with {compared.map((id) => names.get(id) ?? id).join(', ')}.{' '}
@@ -130,7 +153,8 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
             <Loading what="the run's config" />
           ) : watched.evalEvery > 0 ? (
             <p className="muted" data-testid="success-pending">
-              This run evaluates on held-out tasks every {watched.evalEvery} steps; the first point appears at step {watched.evalEvery}.
+              This run evaluates on held-out tasks before its first step and every {watched.evalEvery} steps after; the first point (step 0, the
+              untrained model) appears once setup is done.
             </p>
           ) : (
             <p className="muted" data-testid="success-empty">

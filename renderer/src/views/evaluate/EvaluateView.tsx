@@ -127,7 +127,7 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
 }
 
 /** Held-out evaluation in the real environment, with or without test-time rehearsal, and every result so far. */
-export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
+export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: string; step?: string }) {
   const api = useApi();
   const runs = useCall('runs.list', { limit: 200 });
   const results = useCall('evals.list', {});
@@ -137,10 +137,10 @@ export function EvaluateView({ runId: linkedRun }: { runId?: string }) {
     if (job.kind === 'evaluate' && job.state === 'completed') results.reload();
   });
   const candidates = exportableRuns(runs.data?.items ?? []);
-  // A link (#/evaluate?run=…) preselects its run.
+  // A link (#/evaluate?run=…&step=…) preselects its run and checkpoint.
   const [runId, setRunId] = useState(linkedRun ?? '');
   const run = candidates.find((r) => r.id === runId) ?? candidates[0];
-  const [step, setStep] = useState('');
+  const [step, setStep] = useState(linkedStep && /^\d+$/.test(linkedStep) ? linkedStep : '');
   const [split, setSplit] = useState<Split>('heldout');
   const [limit, setLimit] = useState('');
   const [rehearsals, setRehearsals] = useState(0);

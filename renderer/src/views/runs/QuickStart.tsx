@@ -1,10 +1,15 @@
 import { useState } from 'react';
 import { useApi } from '../../api/context';
+import { routeHref } from '../../app/routes';
+import { navigate } from '../../app/useHashRoute';
 import { EmptyState, ErrorNotice } from '../../components/Notice';
 import { useCall } from '../../hooks/useCall';
 import { QUICKSTART_MODEL, quickstartCommand, quickstartEnv } from './quickstart';
 
-/** The empty Runs view: what to do next, in one click or one command. */
+/**
+ * The empty Runs view: what to do next, in one click or one command. The click creates and starts the
+ * recipe and opens its Dashboard, where setup, the curves and the before → after result card follow.
+ */
 export function QuickStart({ onCreated }: { onCreated: () => void }) {
   const api = useApi();
   // Ids only: listing builds every environment to count its tasks, seconds on a fresh engine.
@@ -22,8 +27,9 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
     setError(null);
     try {
       if (!recipe.data) return;
-      await api.call('runs.create', { config: recipe.data.config });
+      const run = await api.call('runs.create', { config: recipe.data.config, start: true });
       onCreated();
+      navigate(routeHref('dashboard', { run: run.id }));
     } catch (e) {
       setError(e);
     } finally {
@@ -34,14 +40,17 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   return (
     <EmptyState title="No runs yet" testId="runs-empty">
       <p>
-        A run trains a small agent on an environment&apos;s tools. The quickstart uses the recommended recipe for the <code>nano</code> model
-        preset: a supervised warm start on expert demonstrations (<code>sft</code>), then world rehearsal (<code>envace</code>).
+        A run trains a small agent on an environment&apos;s tools. The quickstart trains the recommended recipe for the{' '}
+        <code>{'preset' in QUICKSTART_MODEL ? QUICKSTART_MODEL.preset : QUICKSTART_MODEL.imported}</code> model preset: a supervised warm start
+        on expert demonstrations (<code>sft</code>), then world rehearsal (<code>envace</code>). It is evaluated on held-out tasks before the
+        first step and as it trains, and ends on a result card: held-out success before → after, and the checkpoint to keep.
       </p>
       {recipe.data && (
         <p className="muted" data-testid="quickstart-recipe">
           Recipe <strong>{recipe.data.id}</strong>: {recipe.data.config.sft.steps} SFT steps, then {recipe.data.config.steps} rehearsal steps.{' '}
           {recipe.data.notes}
-          {recipe.data.expected.minutes !== null ? ` About ${recipe.data.expected.minutes} minutes here.` : ''}
+          {recipe.data.expected.minutes !== null ? ` About ${recipe.data.expected.minutes} minutes here` : ''}
+          {recipe.data.expected.heldoutSuccess !== null ? `, held-out success about ${Math.round(recipe.data.expected.heldoutSuccess * 100)} % (measured ${recipe.data.expected.measured}).` : recipe.data.expected.minutes !== null ? '.' : ''}
         </p>
       )}
       {noEnvs ? (
@@ -57,15 +66,15 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
       )}
       <div className="row">
         <button type="button" className="button button-primary" onClick={create} disabled={busy || !recipe.data || noEnvs} data-testid="quickstart">
-          {busy ? 'Creating…' : 'Create the quickstart run'}
+          {busy ? 'Starting…' : 'Train the quickstart run'}
         </button>
         <a className="button" href="#/new">
           Configure a run…
         </a>
       </div>
       <p className="muted">
-        The run is stored with its resolved config as <em>created</em>; press <strong>Start</strong> on its row to train it here, with live
-        curves on the Dashboard.
+        The run starts at once, here, and its Dashboard opens with live progress; it is stored with its resolved config, so you can stop,
+        resume or duplicate it from this table. <strong>Configure a run…</strong> starts from the same recipe with every knob to change.
       </p>
       <p className="muted">Or from a terminal:</p>
       <pre className="cli" aria-label="Equivalent command line">

@@ -1,11 +1,17 @@
 import type { ModelRef } from '../../../../electron/contract';
 
-/** The quickstart: the first registered environment (else retail), with nano, its fastest recipe to see learn. */
-export const QUICKSTART_FALLBACK_ENV = 'retail';
-export const QUICKSTART_MODEL: ModelRef = { preset: 'nano' };
+/**
+ * The quickstart: retail's procedural look-ups on tiny, the recipe with a measured before → after on
+ * tasks training never saw (held-out users, orders and items: 0 % → 58 % in about 3 minutes on two
+ * cores, engine/recipes.ts). mock, first in the registry, is a contract-test env whose 10 tasks are
+ * its training and held-out split alike, so it cannot show learning that transfers.
+ */
+export const QUICKSTART_ENV = 'retail';
+export const QUICKSTART_MODEL: ModelRef = { preset: 'tiny' };
 
+/** retail when this engine has it, else the first registered environment (else retail, which the empty state explains). */
 export function quickstartEnv(envIds: string[]): string {
-  return envIds[0] ?? QUICKSTART_FALLBACK_ENV;
+  return envIds.includes(QUICKSTART_ENV) ? QUICKSTART_ENV : (envIds[0] ?? QUICKSTART_ENV);
 }
 
 /**

@@ -93,4 +93,31 @@ describe('DashboardView', () => {
     expect([...log.querySelectorAll('li')].map((li) => li.lastChild?.textContent?.trim())).toEqual(['stored before the reload', 'live line']);
     expect(fake.calls.find((c) => c.method === 'runs.log')?.input).toMatchObject({ id: 'chain' });
   });
+  it('ends a completed run on a result card: held-out before → after and the best kept checkpoint, linked to Evaluate', async () => {
+    const done = makeRun('done', {
+      algo: 'sft+envace',
+      config: RunConfig.parse({ env: 'retail', algo: 'sft+envace', sft: { steps: 600 }, steps: 20, evalEvery: 250, checkpointEvery: 250 }),
+      status: 'completed',
+      currentStep: 620,
+      totalSteps: 620,
+      checkpoints: [250, 500, 620].map((step) => ({ step, createdAt: 1 })),
+    });
+    const fake = fakeApi({
+      'runs.list': () => ({ items: [done], total: 1 }),
+      'runs.get': () => done,
+      'runs.log': () => ({ lines: [] }),
+      'metrics.query': () => ({ runId: 'done', series: [{ key: 'eval/success', steps: [0, 250, 500, 620], values: [0, 0.42, 0.6, 0.58], min: [], max: [], total: 4 }] }),
+    });
+    render(
+      <ConnectionProvider connection={{ api: fake.api, transport: 'websocket' }}>
+        <DashboardView runId="done" />
+      </ConnectionProvider>,
+    );
+    const card = await screen.findByTestId('result-card');
+    expect(card.querySelector('h3')!.textContent).toMatch(/^Result: held-out success 0 % → 58 %$/);
+    expect(card.textContent).toContain('untrained (step 0) → step 620');
+    expect(card.textContent).toContain('+58 points');
+    expect(screen.getByTestId('result-best').textContent).toMatch(/Best checkpoint: step 500 \(60 % held-out\)/);
+    expect(screen.getByRole('link', { name: /Evaluate it/ }).getAttribute('href')).toBe('#/evaluate?run=done&step=500');
+  });
 });

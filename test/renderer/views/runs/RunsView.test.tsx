@@ -28,10 +28,10 @@ describe('RunsView', () => {
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset nano');
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset tiny');
   });
 
-  it('creates the quickstart run on the first environment and refreshes the list', async () => {
+  it('starts the quickstart run on the first environment (retail absent), refreshes the list and opens its Dashboard', async () => {
     const runs: Run[] = [];
     const fake = fakeApi({
       'runs.list': () => ({ items: runs, total: runs.length }),
@@ -55,9 +55,12 @@ describe('RunsView', () => {
     expect(screen.getByTestId('quickstart-recipe').textContent).toContain('400 SFT steps, then 8 rehearsal steps');
     fireEvent.click(button);
     await screen.findByTestId('runs-table');
-    expect(fake.calls.find((c) => c.method === 'runs.recipe')?.input).toEqual({ env: 'files', model: { preset: 'nano' } });
-    const created = (fake.calls.find((c) => c.method === 'runs.create')?.input as { config: RunConfig }).config;
-    expect(created).toMatchObject({ env: 'files', algo: 'sft+envace', model: { preset: 'nano' }, sft: { steps: 400 }, steps: 8 });
+    expect(fake.calls.find((c) => c.method === 'runs.recipe')?.input).toEqual({ env: 'files', model: { preset: 'tiny' } });
+    const input = fake.calls.find((c) => c.method === 'runs.create')?.input as { config: RunConfig; start: boolean };
+    expect(input.config).toMatchObject({ env: 'files', algo: 'sft+envace', model: { preset: 'nano' }, sft: { steps: 400 }, steps: 8 });
+    // Started at once, and its Dashboard opened (setup progress, curves and the result card live there).
+    expect(input.start).toBe(true);
+    await waitFor(() => expect(window.location.hash).toBe('#/dashboard?run=run-quick'));
 
     expect(document.querySelector('tr[data-run-id="run-quick"]')).not.toBeNull();
   });
