@@ -100,7 +100,7 @@ export function ConfigFieldRow({ field, value, issue, changed, envIds, modelName
     <div className={`knob${issue ? ' knob-invalid' : ''}${changed ? ' knob-changed' : ''}`}>
       <label htmlFor={id} className="knob-label">
         <code>{label(field.path)}</code>
-        {changed && <span className="knob-dot" title="changed from the default" aria-label="changed from the default" />}
+        {changed && <span className="knob-dot" title="modified: differs from the recipe (or the run this duplicates)" aria-label="modified" />}
       </label>
       <div className="knob-input">{input}</div>
       <p className="knob-help" id={`${id}-help`}>

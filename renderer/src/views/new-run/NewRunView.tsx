@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { ContractError } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
@@ -6,10 +6,11 @@ import { navigate, useHashRoute } from '../../app/useHashRoute';
 import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
-import { duplicateValues } from '../runs/duplicate';
+import { configValues, duplicateValues } from '../runs/duplicate';
 import { ConfigFieldRow } from './ConfigField';
 import { PreflightPanel } from './PreflightPanel';
 import { changedPaths, configFields, defaultValues, groups, serverIssues, validateForm, type FieldIssues, type FormValues } from './config-form';
+import { applyRecipe, modelRefOf, showsInBasic } from './recipe-form';
 
 const fields = configFields();
 
@@ -31,12 +32,31 @@ export function NewRunView() {
   // "Duplicate and edit" (#/new?from=RUN): start from every knob of that run's stored config.
   const from = useHashRoute().params.from;
   const source = useCall('runs.get', from ? { id: from } : null);
+  // What "modified" is measured against: the duplicated run, else the recipe for the chosen env × model, else the schema's defaults.
+  const [baseline, setBaseline] = useState<FormValues | undefined>(undefined);
+  const [advanced, setAdvanced] = useState(false);
   useEffect(() => {
-    if (source.data) setValues(duplicateValues(fields, source.data));
+    if (!source.data) return;
+    setValues(duplicateValues(fields, source.data));
+    setBaseline(configValues(fields, source.data.config));
   }, [source.data]);
+  // A new run starts from the recommended recipe (engine/recipes.ts) for its env × model: knobs known
+  // to train, with their expected time and held-out figure; knobs set by hand stay as typed.
+  const chosenEnv = String(values.env ?? '');
+  const chosenModel = modelRefOf(values.model);
+  const recipe = useCall('runs.recipe', !from && chosenEnv && chosenModel ? { env: chosenEnv, model: chosenModel } : null);
+  const touchedNow = useRef(touched);
+  touchedNow.current = touched;
+  useEffect(() => {
+    if (!recipe.data) return;
+    const config = recipe.data.config;
+    setValues((v) => applyRecipe(fields, config, v, touchedNow.current));
+    setBaseline(configValues(fields, config));
+    setPreflight(null);
+  }, [recipe.data]);
 
   const validation = useMemo(() => validateForm(fields, values), [values]);
-  const changed = useMemo(() => changedPaths(fields, values), [values]);
+  const changed = useMemo(() => changedPaths(fields, values, baseline), [values, baseline]);
   const localIssues = validation.ok ? {} : validation.issues;
   const issueFor = (path: string) => remoteIssues[path] ?? (submitted || touched.has(path) ? localIssues[path] : undefined);
   const issueCount = Object.keys(localIssues).length;
@@ -83,11 +103,25 @@ export function NewRunView() {
     <form onSubmit={submit} noValidate aria-label="New run configuration">
       <PageHeader
         title="New run"
-        subtitle="Every knob with its default. The config is checked against the same schema the engine uses."
+        subtitle="Starts from the recommended recipe for the environment and model you pick; checked against the same schema the engine uses."
         actions={
           <>
-            <button type="button" className="button" onClick={() => setValues(defaultValues(fields, { env: values.env ?? '' }))} disabled={changed.size === 0}>
-              Reset to defaults
+            {baseline && (
+              <button
+                type="button"
+                className="button"
+                onClick={() => {
+                  setValues({ ...baseline, name: values.name ?? '', env: values.env ?? '', model: values.model ?? baseline.model! });
+                  setTouched(new Set(['env', 'model']));
+                }}
+                disabled={changed.size === 0}
+                data-testid="reset-recipe"
+              >
+                {from ? 'Reset to the original' : 'Reset to the recipe'}
+              </button>
+            )}
+            <button type="button" className="button" onClick={() => setValues(defaultValues(fields, { env: values.env ?? '' }))}>
+              Contract defaults
             </button>
             <button type="button" className="button" onClick={check} data-testid="preflight-check">
               Pre-flight check
@@ -101,8 +135,8 @@ export function NewRunView() {
       <label className="notice notice-info start-toggle">
         <input type="checkbox" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} data-testid="start-now" />
         <span>
-          Start training right away (queued behind any running job) and open its Dashboard. Unticked, the run is stored as <em>created</em> and
-          waits for <strong>Start</strong> in the Runs table.
+          Start training right away (queued behind any running job) and open its Dashboard. Unticked, the run is stored as <em>created</em> and waits
+          for <strong>Start</strong> in the Runs table.
         </span>
       </label>
       {envs.data && envIds.length === 0 && (
@@ -122,15 +156,52 @@ export function NewRunView() {
           {source.data.error ? ` It ${source.data.status === 'failed' ? 'failed' : 'stopped'}: ${source.data.error}` : ''}
         </p>
       )}
+      {!from && !chosenEnv && (
+        <p className="notice notice-info" data-testid="recipe-pick-env">
+          Pick an environment and a model under <strong>Environment &amp; model</strong>: the form then starts from the recommended recipe for that
+          pair, the knobs known to train.
+        </p>
+      )}
+      {!from && recipe.data && (
+        <div className="notice notice-info recipe-banner" data-testid="recipe-banner">
+          <p>
+            <strong>Recipe {recipe.data.id}</strong>
+            {recipe.data.expected.minutes !== null && <> · about {recipe.data.expected.minutes} min here</>}
+            {recipe.data.expected.heldoutSuccess !== null && <> · held-out success about {Math.round(recipe.data.expected.heldoutSuccess * 100)} %</>}
+            {' · '}
+            <span data-testid="recipe-modified">
+              {changed.size === 0 ? 'unmodified' : `${changed.size} knob${changed.size === 1 ? '' : 's'} modified`}
+            </span>
+          </p>
+          <p className="muted">
+            {recipe.data.notes}{' '}
+            {recipe.data.expected.measured
+              ? `Measured ${recipe.data.expected.measured}.`
+              : 'Not measured yet for this pair: the figures are not known.'}
+          </p>
+        </div>
+      )}
+      {recipe.error ? <ErrorNotice error={recipe.error} onRetry={recipe.reload} /> : null}
       {source.error ? <ErrorNotice error={source.error} /> : null}
       {error ? <ErrorNotice error={error} /> : null}
       {preflight && <PreflightPanel result={preflight} />}
-      {groups.map((group) => (
-        <fieldset key={group.id} className="card knob-group">
-          <legend>{group.title}</legend>
-          {fields
-            .filter((f) => f.group === group.id)
-            .map((field) => (
+      <div className="row knob-view-toggle">
+        <button type="button" className="button" onClick={() => setAdvanced((a) => !a)} aria-expanded={advanced} data-testid="advanced-toggle">
+          {advanced ? 'Show the basic knobs' : `Show every knob (${fields.length})`}
+        </button>
+        <span className="muted">
+          {advanced
+            ? 'Every knob of the run config, grouped; a dot marks one changed from the baseline.'
+            : 'The basic knobs, plus any changed from the recipe or needing attention; the rest come from the recipe.'}
+        </span>
+      </div>
+      {groups.map((group) => {
+        const shown = fields.filter((f) => f.group === group.id && (advanced || showsInBasic(f.path, changed, issueFor(f.path))));
+        if (shown.length === 0) return null;
+        return (
+          <fieldset key={group.id} className="card knob-group">
+            <legend>{group.title}</legend>
+            {shown.map((field) => (
               <ConfigFieldRow
                 key={field.path}
                 field={field}
@@ -142,8 +213,9 @@ export function NewRunView() {
                 onChange={(v) => update(field.path, v)}
               />
             ))}
-        </fieldset>
-      ))}
+          </fieldset>
+        );
+      })}
     </form>
   );
 }

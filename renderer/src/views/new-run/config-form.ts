@@ -215,7 +215,8 @@ export function serverIssues(fields: ConfigField[], issues: Array<{ path: string
   return out;
 }
 
-/** Fields whose value differs from the default, to mark them in the form. */
-export function changedPaths(fields: ConfigField[], values: FormValues): Set<string> {
-  return new Set(fields.filter((f) => f.path !== 'env' && values[f.path] !== undefined && String(values[f.path]) !== String(f.defaultValue)).map((f) => f.path));
+/** Fields whose value differs from `baseline` (the recipe or the duplicated run; else the schema's defaults), to mark them in the form. */
+export function changedPaths(fields: ConfigField[], values: FormValues, baseline?: FormValues): Set<string> {
+  const base = (f: ConfigField) => (baseline ? (baseline[f.path] ?? f.defaultValue) : f.defaultValue);
+  return new Set(fields.filter((f) => f.path !== 'env' && f.path !== 'name' && values[f.path] !== undefined && String(values[f.path]) !== String(base(f))).map((f) => f.path));
 }

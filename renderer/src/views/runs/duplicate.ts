@@ -21,7 +21,12 @@ function formValue(path: string, value: unknown): FormValues[string] {
  * two stay apart in the Runs table.
  */
 export function duplicateValues(fields: readonly ConfigField[], run: Pick<Run, 'name' | 'config'>): FormValues {
-  const values: FormValues = Object.fromEntries(fields.map((f) => [f.path, formValue(f.path, valueAt(run.config, f.path))]));
+  const values = configValues(fields, run.config);
   values.name = `${run.config.name ?? run.name} (copy)`;
   return values;
+}
+
+/** Every knob of a resolved config as the form holds it (a stored run's, or a recommended recipe's). */
+export function configValues(fields: readonly ConfigField[], config: RunConfig): FormValues {
+  return Object.fromEntries(fields.map((f) => [f.path, formValue(f.path, valueAt(config, f.path))]));
 }
