@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SPLITS, type JsonValue, type Split } from '../envs/types';
 import { EpisodeRequestError, type EpisodeBook } from './episodes';
+import { overLongReply, StdioLineGuard } from './stdio-lines';
 import { EPISODE_ID, isEpisodeTool, servedTools, serverInstructions } from './tools';
 
 const SERVER_VERSION = '0.1.0';
@@ -80,18 +81,31 @@ export function sessionServer(book: EpisodeBook, session: string): Server {
 
 /**
  * Serve over this process's stdin/stdout until the client closes stdin (or a signal comes), then
- * close every episode. stdout belongs to the protocol from here on: say nothing on it.
+ * close every episode. stdout belongs to the protocol from here on: say nothing on it. A message over
+ * the size limit is dropped and answered with an error (stdio-lines.ts), and serving goes on: a
+ * client sees its one request fail with the reason, not the server vanish with every episode.
  */
 export async function serveStdio(book: EpisodeBook, stop: Promise<void> = new Promise(() => {})): Promise<void> {
   const server = sessionServer(book, 'stdio');
-  const transport = new StdioServerTransport();
+  let transport: StdioServerTransport | null = null;
+  const lines = new StdioLineGuard((line) => {
+    const { reply, log } = overLongReply(line);
+    process.stderr.write(`${log}\n`);
+    if (reply) void transport?.send(reply).catch(() => undefined);
+  });
+  transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: lines.transportBufferBytes });
+  // Other refusals (a line that is not JSON-RPC) are dropped by the SDK too: say so on stderr.
+  server.onerror = (error) => process.stderr.write(`envace: mcp: ${error.message.split('\n')[0]!.slice(0, 300)}\n`);
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
     transport.onclose = resolve;
   });
+  process.stdin.pipe(lines);
   await server.connect(transport);
   await Promise.race([ended, stop]);
   await server.close().catch(() => undefined);
+  process.stdin.unpipe(lines);
+  process.stdin.pause();
   await book.closeAll();
 }
