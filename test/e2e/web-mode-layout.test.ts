@@ -192,6 +192,17 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
     await expectNoHorizontalOverflow(page, `${size.width}×${size.height} ${view}`);
   });
 
+  it("keeps every run's actions on screen in the Runs table (they stick to its right edge)", async () => {
+    await page.evaluate(`window.location.hash = '#/runs'; window.scrollTo(0, 0)`);
+    await page.getByTestId('runs-table').waitFor();
+    const buttons = page.getByTestId('runs-table').locator('tbody .actions-cell button');
+    expect(await buttons.count()).toBeGreaterThanOrEqual(3);
+    for (const box of await buttons.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as { left: number; right: number }))) {
+      expect(box.left, `${size.width} px: an action starts off-screen`).toBeGreaterThanOrEqual(0);
+      expect(box.right, `${size.width} px: an action ends off-screen`).toBeLessThanOrEqual(size.width);
+    }
+  });
+
   it('opens a rollout from deep in the list with its detail on screen, and fits the width', async () => {
     await page.evaluate(`window.location.hash = ${JSON.stringify(`#/trajectories?run=${runId}`)}; window.scrollTo(0, 0)`);
     const list = page.getByTestId('rollouts');

@@ -199,6 +199,10 @@ describe('web mode in Chromium', () => {
     await steps.waitFor();
     expect(await steps.inputValue()).toBe('50');
     await page.locator('[data-path="env"]').selectOption('fixture-shop');
+    // The form starts from the recommended recipe for the pair (tiny's shape: an env without a measured recipe says so).
+    await expect.poll(() => page.getByTestId('recipe-banner').textContent()).toMatch(/^Recipe fixture-shop\/tiny · unmodified/);
+    expect(await page.getByTestId('recipe-banner').textContent()).toContain('Not measured yet for this pair');
+    await expect.poll(() => page.locator('[data-path="sft.steps"]').inputValue()).toBe('400');
     await steps.fill('0');
     await expect.poll(() => page.locator('#knob-steps-issue').textContent()).toBe('must be at least 1');
     await page.locator('[data-path="rollout.k"]').fill('two');
@@ -215,8 +219,10 @@ describe('web mode in Chromium', () => {
     await preflight.waitFor();
     expect(await preflight.locator('h2').textContent()).toBe('Pre-flight: fix these before starting');
     expect(await preflight.locator('li[data-ok="false"]').allTextContents()).toEqual([expect.stringMatching(/^✗ environment — unknown environment 'fixture-shop'/)]);
-    expect(await preflight.locator('li[data-ok="true"] strong').allTextContents()).toEqual(['✓ config', '✓ memory', '✓ tokenizer', '✓ device', '✓ stages', '⚠ format budget']);
-    expect(await preflight.locator('p').textContent()).toMatch(/^12 training steps · \d+\.\d\dM parameters · about [\d.]+ (MiB|GiB) of memory$/);
+    // The recipe's 400 SFT steps before the 12 RL steps: no format-budget caution (the schema's bare defaults got one).
+    expect(await preflight.locator('li[data-ok="true"] strong').allTextContents()).toEqual(['✓ config', '✓ memory', '✓ tokenizer', '✓ device', '✓ stages']);
+    expect(await preflight.locator('p').textContent()).toMatch(/^412 training steps · \d+\.\d\dM parameters · about [\d.]+ (MiB|GiB) of memory$/);
+    expect(await page.getByTestId('recipe-modified').textContent()).toBe('2 knobs modified'); // steps and rollout.k
     await shot('new-run-preflight');
     // The fixture environment cannot train, so this run is only stored.
     await page.getByTestId('start-now').uncheck();

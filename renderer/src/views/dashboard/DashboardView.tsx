@@ -5,6 +5,7 @@ import { navigate } from '../../app/useHashRoute';
 import { LineChart, type RunLine } from '../../charts/LineChart';
 import { orderKeys } from '../../charts/series';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
+import { Elapsed } from '../../components/Elapsed';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
 import { explainMetric } from '../../format/metric-glossary';
@@ -13,6 +14,8 @@ import { useCall } from '../../hooks/useCall';
 import { useEvent, useThrottledEvents } from '../../hooks/useEvents';
 import { useRunMetrics } from '../../hooks/useRunMetrics';
 import { parseCompare } from './compare';
+import { configDiff } from './config-diff';
+import { preselectedRun, remember, remembered } from './preselect';
 import { ResultCard } from './ResultCard';
 import { RunLog } from './RunLog';
 import { alignToStage, alignmentLabels, stageProgress, type Alignment } from './stages';
@@ -36,16 +39,6 @@ function RunPicker({ runId, runs }: { runId?: string; runs: Run[] }) {
       </select>
     </label>
   );
-}
-
-/** Time since `since`, ticking every second. */
-function Elapsed({ since }: { since: number }) {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return <span className="numeric">{formatDuration(Math.max(0, now - since))}</span>;
 }
 
 function RunHeader({ runId }: { runId: string }) {
@@ -90,6 +83,49 @@ function RunHeader({ runId }: { runId: string }) {
   );
 }
 
+/** What differs between the compared runs' configs: the knobs to read the curves by. */
+function CompareConfigs({ ids, names, configs }: { ids: string[]; names: Map<string, string>; configs: Map<string, RunConfig> }) {
+  if (!ids.every((id) => configs.has(id))) return null;
+  const rows = configDiff(ids.map((id) => configs.get(id)));
+  return (
+    <details className="card config-diff" open data-testid="config-diff">
+      <summary>
+        <strong>Config differences</strong> <span className="muted">({rows.length === 0 ? 'identical configs' : `${rows.length} knob${rows.length === 1 ? '' : 's'}`})</span>
+      </summary>
+      {rows.length > 0 && (
+        <div className="table-scroll">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">knob</th>
+                {ids.map((id) => (
+                  <th key={id} scope="col">
+                    {names.get(id) ?? id}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.path}>
+                  <td>
+                    <code>{row.path}</code>
+                  </td>
+                  {row.values.map((v, i) => (
+                    <td key={ids[i]} className="mono">
+                      {v}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </details>
+  );
+}
+
 /**
  * Live curves of one run (stored history plus run.metrics as it arrives), optionally overlaid
  * with compared runs; smoothing, log-x and hover values.
@@ -104,14 +140,24 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
   const metrics = useRunMetrics(ids);
   const names = new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]));
   const configs = new Map<string, RunConfig>((runs.data?.items ?? []).map((r) => [r.id, r.config]));
-  // Compared runs line up by stage (an SFT warm start would otherwise push one run's RL steps far right); one run keeps its own steps.
-  const alignment: Alignment = alignChoice ?? (compared.length > 0 ? 'rl' : 'absolute');
+  // Absolute steps by default, compared or not: aligning to the last stage drops every point before it (a run's
+  // SFT warm start, its held-out evaluations there and at step 0); the x-axis picker offers the stage views.
+  const alignment: Alignment = alignChoice ?? 'absolute';
   const watched = runId ? configs.get(runId) : undefined;
   // eval/success has its own card above the grid, with an empty state when the run never evaluates.
   const keys = orderKeys([...new Set(ids.flatMap((id) => Object.keys(metrics.series[id] ?? {})))]).filter((k) => k !== SUCCESS);
   const linesFor = (key: string): RunLine[] =>
     ids.filter((id) => metrics.series[id]?.[key]).map((id) => ({ label: names.get(id) ?? id, ...alignToStage(metrics.series[id]![key]!, configs.get(id), alignment) }));
   const successLines = linesFor(SUCCESS).filter((l) => l.steps.length > 0);
+  // Opened without a run (the sidebar link): the one last watched, else one training now, else the newest.
+  const fallback = runs.data && !runId ? preselectedRun(runs.data.items, remembered()) : null;
+  useEffect(() => {
+    if (fallback) window.history.replaceState(null, '', routeHref('dashboard', { run: fallback }));
+    if (fallback) window.dispatchEvent(new HashChangeEvent('hashchange'));
+  }, [fallback]);
+  useEffect(() => {
+    if (runId) remember(runId);
+  }, [runId]);
 
   return (
     <>
@@ -120,7 +166,15 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
         subtitle="Reward, success, loss terms and throughput, live while a run trains"
         actions={runs.data ? <RunPicker runId={runId} runs={runs.data.items} /> : null}
       />
-      {!runId && (
+      {!runId && runs.data?.items.length === 0 && (
+        <EmptyState title="No runs yet" testId="dashboard-pick">
+          <p>
+            Curves appear here while a run trains. Start with the Quickstart on the <a href={routeHref('runs')}>Runs</a> page (one click, a few minutes),
+            or configure one in <a href={routeHref('new')}>New run</a>.
+          </p>
+        </EmptyState>
+      )}
+      {!runId && runs.data && runs.data.items.length > 0 && (
         <EmptyState title="Pick a run" testId="dashboard-pick">
           <p>Choose a run above, or open one from the Runs table, to see its curves. Select several runs there to compare them here.</p>
         </EmptyState>
@@ -133,6 +187,7 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
           <a href={routeHref('dashboard', { run: runId })}>Show only {runId && (names.get(runId) ?? runId)}</a>
         </p>
       )}
+      {compared.length > 0 && runId && <CompareConfigs ids={ids} names={names} configs={configs} />}
       {runId && metrics.error ? <ErrorNotice error={metrics.error} onRetry={metrics.reload} /> : null}
       {runId && metrics.loading && <Loading what="metrics" />}
       {runId && !metrics.loading && !metrics.error && keys.length === 0 && (

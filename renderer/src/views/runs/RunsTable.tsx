@@ -63,8 +63,19 @@ const columns = [
     header: 'Best held-out',
     cell: (c) => <span className="numeric">{formatPercent(c.getValue())}</span>,
   }),
+  column.accessor((run) => trainingTime(run), {
+    id: 'duration',
+    header: 'Took',
+    cell: (c) => <span className="numeric">{c.getValue() === null ? '—' : formatDuration(c.getValue()!)}</span>,
+  }),
   column.accessor('createdAt', { header: 'Created', cell: (c) => <RelativeTime time={c.getValue()} /> }),
 ];
+
+/** Wall time from start to finish (to now while it trains); null before it starts. */
+function trainingTime(run: Run): number | null {
+  if (run.startedAt === null) return null;
+  return (run.finishedAt ?? (run.status === 'running' ? Date.now() : run.updatedAt)) - run.startedAt;
+}
 
 interface RunsTableProps {
   runs: Run[];
@@ -109,7 +120,7 @@ export function RunsTable({ runs, selected, onToggle, onDelete, onFork, onChange
                   </th>
                 );
               })}
-              <th>
+              <th className="actions-cell">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>

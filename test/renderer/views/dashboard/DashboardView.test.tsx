@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunConfig, type Run } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
@@ -74,15 +74,21 @@ describe('DashboardView', () => {
     expect(document.querySelector('[data-metric="eval/success"] h3')!.getAttribute('title')).toBe(metricGlossary['eval/success']);
   });
 
-  it('overlays compared runs by step within the RL stage, not absolute step', async () => {
+  it('overlays compared runs by absolute step, and by step within the RL stage on request', async () => {
     renderDashboard('chain', 'plain');
     await screen.findByTestId('chart-reward');
+    // Absolute by default: nothing of either run is dropped (the chain's SFT steps 1–400 included).
+    expect((screen.getByTestId('compare-align') as HTMLSelectElement).value).toBe('absolute');
+    expect(linesOf('reward')[0]!.steps).toEqual(range(1, 408));
+    fireEvent.change(screen.getByTestId('compare-align'), { target: { value: 'rl' } });
     const [watched, compared] = linesOf('reward');
     // The chain's RL steps 401–408 and the plain run's 1–5 both start at 1.
     expect(watched!.steps).toEqual(range(1, 8));
     expect(watched!.values[0]).toBeCloseTo(40.1);
     expect(compared!.steps).toEqual(range(1, 5));
-    expect((screen.getByTestId('compare-align') as HTMLSelectElement).value).toBe('rl');
+    // And what differs between the two configs, knob by knob.
+    const diff = screen.getByTestId('config-diff');
+    expect([...diff.querySelectorAll('tbody tr')].map((tr) => tr.textContent)).toEqual(expect.arrayContaining(['algosft+envaceenvace', 'evalEvery05', 'sft.steps4000']));
   });
 
   it('reads the stored log on mount, then appends live lines', async () => {
