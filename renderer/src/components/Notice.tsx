@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { describeError } from '../api/errors';
+import { Elapsed } from './Elapsed';
 
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { title, detail } = describeError(error);
@@ -25,10 +26,23 @@ export function EmptyState({ title, children, testId }: { title: string; childre
   );
 }
 
+/** A spinner with what is loading; past two seconds it also shows how long it has taken (a first System probe can take a minute). */
 export function Loading({ what }: { what: string }) {
+  const [since] = useState(() => Date.now());
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setSlow(true), 2000);
+    return () => clearTimeout(timer);
+  }, []);
   return (
     <p className="loading" role="status">
       <span className="spinner" aria-hidden="true" /> Loading {what}…
+      {slow && (
+        <span className="muted" data-testid="loading-elapsed">
+          {' '}
+          <Elapsed since={since} /> so far
+        </span>
+      )}
     </p>
   );
 }

@@ -3,6 +3,7 @@ import { ContractError } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
 import { navigate, useHashRoute } from '../../app/useHashRoute';
+import { Elapsed } from '../../components/Elapsed';
 import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
@@ -28,6 +29,8 @@ export function NewRunView() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [startNow, setStartNow] = useState(true);
+  // Pre-flight builds the environment and records a sample of demonstrations: seconds to minutes on a big task set.
+  const [checkingSince, setCheckingSince] = useState<number | null>(null);
   const [preflight, setPreflight] = useState<Awaited<ReturnType<typeof api.call<'runs.preflight'>>> | null>(null);
   // "Duplicate and edit" (#/new?from=RUN): start from every knob of that run's stored config.
   const from = useHashRoute().params.from;
@@ -65,10 +68,13 @@ export function NewRunView() {
     setSubmitted(true);
     setError(null);
     if (!validation.ok) return;
+    setCheckingSince(Date.now());
     try {
       setPreflight(await api.call('runs.preflight', { config: validation.config }));
     } catch (e) {
       setError(e);
+    } finally {
+      setCheckingSince(null);
     }
   };
 
@@ -123,8 +129,8 @@ export function NewRunView() {
             <button type="button" className="button" onClick={() => setValues(defaultValues(fields, { env: values.env ?? '' }))}>
               Contract defaults
             </button>
-            <button type="button" className="button" onClick={check} data-testid="preflight-check">
-              Pre-flight check
+            <button type="button" className="button" onClick={check} disabled={checkingSince !== null} data-testid="preflight-check">
+              {checkingSince !== null ? 'Checking…' : 'Pre-flight check'}
             </button>
             <button type="submit" className="button button-primary" disabled={busy} data-testid="create-run">
               {busy ? 'Creating…' : 'Create run'}
@@ -184,6 +190,13 @@ export function NewRunView() {
       {recipe.error ? <ErrorNotice error={recipe.error} onRetry={recipe.reload} /> : null}
       {source.error ? <ErrorNotice error={source.error} /> : null}
       {error ? <ErrorNotice error={error} /> : null}
+      {checkingSince !== null && (
+        <p className="notice notice-info" data-testid="preflight-running" aria-live="polite">
+          <span className="spinner" aria-hidden="true" /> Pre-flight: building the environment, recording a sample of demonstrations and
+          checking the model, context, device and disk · <Elapsed since={checkingSince} /> so far (about a minute for 8,000 training tasks on
+          two cores).
+        </p>
+      )}
       {preflight && <PreflightPanel result={preflight} />}
       <div className="row knob-view-toggle">
         <button type="button" className="button" onClick={() => setAdvanced((a) => !a)} aria-expanded={advanced} data-testid="advanced-toggle">
