@@ -19,3 +19,7 @@ export const Page = z.strictObject({
 
 export const Empty = z.strictObject({});
 export const Ok = z.strictObject({ ok: z.literal(true) });
+
+/** Every seed a user can give (a run's, an evaluation's): the 31-bit range the engine's generators take, one limit everywhere. */
+export const SEED_MAX = 2 ** 31 - 1;
+export const Seed = z.number().int().min(0).max(SEED_MAX);

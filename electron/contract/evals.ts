@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Step } from './common';
+import { Id, Seed, Step } from './common';
 import { EnvSplit } from './envs';
 import { RehearsalMode } from './memories';
 
@@ -13,7 +13,7 @@ export const EvalsRunInput = z.strictObject({
   rehearsals: z.number().int().min(0).max(16).default(0),
   mode: RehearsalMode.default('parallel'),
   commit: z.enum(['prompt', 'plan']).default('prompt'),
-  seed: z.number().int().min(0).default(0),
+  seed: Seed.default(0),
 });
 
 /** Figures of one evaluation, always in the real environment (algorithms.md "Evaluation"). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Name, Page, Step, Timestamp } from './common';
+import { Id, Name, Page, Seed, Step, Timestamp } from './common';
 
 /** Every method the workbench can train with; chains run as one run with stages. */
 export const Algo = z.enum([
@@ -58,7 +58,7 @@ export const RunConfig = z.strictObject({
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
   steps: z.number().int().min(1).max(1_000_000).default(50),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0),
+  seed: Seed.default(0),
   provider: z.enum(['auto', 'cpu', 'cuda', 'webgpu']).default('auto'),
   rollout: z
     .strictObject({

@@ -6,7 +6,8 @@ const callText = (c: { name: string; arguments: Record<string, unknown> }) => `$
 export function renderMemory(memory: RehearsalMemory): string {
   const lines: string[] = [];
   memory.rehearsals.forEach((r, i) => {
-    lines.push(`Rehearsal ${i + 1} (confidence ${r.confidence.toFixed(2)}):`);
+    // Rounded to 2 places, a confidence just below 0 would read "-0.00".
+    lines.push(`Rehearsal ${i + 1} (confidence ${(r.confidence > -0.005 ? 0 : r.confidence).toFixed(2)}):`);
     r.plan.forEach((call, j) => {
       lines.push(`  ${j + 1}. ${callText(call)}`);
       const predicted = r.predictedObservations[j];

@@ -43,7 +43,7 @@ async function modelChecks(config: RunConfig, modelsDir: string | undefined): Pr
     // included), which the engine's main thread does not load at start-up.
     const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('./models/registry'), import('../../native-models/tokenizer')]);
     const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
-    if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`envace import --hf DIR\`` }] };
+    if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`npx envace import --hf DIR\`` }] };
     model = lora ? { ...entry.config, lora } : entry.config;
     try {
       const tokenizer = loadTokenizer(entry.path);

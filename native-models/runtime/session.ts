@@ -48,7 +48,7 @@ function missingCudaLibrary(): string | null {
   try {
     const root = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
     const file = join(root, 'bin', 'napi-v6', process.platform, process.arch, lib);
-    return existsSync(file) ? null : `CUDA provider library not installed (${lib}); run \`envace gpu setup\` to install it`;
+    return existsSync(file) ? null : `CUDA provider library not installed (${lib}); run \`npx envace gpu setup\` to install it`;
   } catch {
     return null;
   }

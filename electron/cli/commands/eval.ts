@@ -15,6 +15,8 @@ interface EvalOptions extends CommonOptions {
   limit?: string;
   rehearsals?: string;
   mode?: string;
+  step?: string;
+  commit?: string;
 }
 
 /** A trained run's checkpoint in the real environment, optionally with test-time rehearsal. */
@@ -23,12 +25,23 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   const rehearsals = opts.rehearsals === undefined ? 0 : Number(opts.rehearsals);
   if (!Number.isInteger(rehearsals) || rehearsals < 0 || rehearsals > 16) throw new CliError('--rehearsals must be 0–16', EXIT.usage);
   if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential') throw new CliError('--mode must be parallel or sequential', EXIT.usage);
+  if (opts.commit !== undefined && opts.commit !== 'prompt' && opts.commit !== 'plan') throw new CliError('--commit must be prompt or plan', EXIT.usage);
+  const step = opts.step === undefined ? undefined : Number(opts.step);
+  if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step (a whole number)', EXIT.usage);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
   const result = await withEngine(opts.home, async (api) => {
     const run = await api.call('runs.get', { id: opts.run! });
     if (opts.env !== undefined && run.env !== opts.env) throw new CliError(`run ${run.id} trained on ${run.env}, not ${opts.env}`, EXIT.usage);
     out.line(`evaluating ${run.id} on ${opts.split}${rehearsals ? ` with ${rehearsals} ${opts.mode ?? 'parallel'} rehearsals per task` : ''}…`);
-    return api.call('evals.run', { runId: run.id, split: opts.split as Split, limit, rehearsals, mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel' });
+    return api.call('evals.run', {
+      runId: run.id,
+      step,
+      split: opts.split as Split,
+      limit,
+      rehearsals,
+      mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel',
+      commit: (opts.commit as 'prompt' | 'plan' | undefined) ?? 'prompt',
+    });
   });
   out.result(result, () =>
     table([
@@ -61,6 +74,8 @@ export function registerEval(program: Command): void {
     .option('--limit <n>', 'evaluate at most this many tasks')
     .option('--rehearsals <n>', 'test-time private rehearsals')
     .option('--mode <mode>', 'parallel | sequential')
+    .option('--step <n>', 'the checkpoint step to evaluate (default: the last)')
+    .option('--commit <mode>', 'with rehearsals: prompt (the memory in the prompt) | plan (follow the consensus plan while reality agrees)')
     .action(
       act<EvalOptions>(async (_args, opts, out) => {
         if (!SPLITS.includes(opts.split as Split)) throw new CliError(`--split must be one of ${SPLITS.join(', ')}`, EXIT.usage);

@@ -1,6 +1,6 @@
 import { CheckpointSelect, RunSelect } from '../../components/RunCheckpointFields';
 import { useState, type FormEvent } from 'react';
-import type { MethodInput } from '../../../../electron/contract';
+import { SEED_MAX, type MethodInput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
 import { JobProgress } from '../../components/JobProgress';
@@ -245,7 +245,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
             )}
             <label className="field-inline">
               <span>Seed</span>
-              <input type="number" min={0} value={seed} onChange={(e) => setSeed(Math.max(0, Math.round(Number(e.target.value) || 0)))} />
+              <input type="number" min={0} max={SEED_MAX} value={seed} onChange={(e) => setSeed(Math.min(SEED_MAX, Math.max(0, Math.round(Number(e.target.value) || 0))))} />
             </label>
             <button type="submit" className="button button-primary" disabled={!limitOk || watch !== null} data-testid="eval-submit">
               Evaluate

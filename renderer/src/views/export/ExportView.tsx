@@ -91,7 +91,7 @@ function SourcePicker({ candidates, models: modelItems, source, onChange, onShow
       {kind === 'model' &&
         (modelItems.length === 0 ? (
           <p className="muted" data-testid="no-models">
-            No imported models. Import a Llama/Qwen-style Hugging Face folder with <code>envace import --hf DIR</code>; it then appears here.
+            No imported models. Import a Llama/Qwen-style Hugging Face folder with <code>npx envace import --hf DIR</code>; it then appears here.
           </p>
         ) : (
           <label className="field-inline">
@@ -258,7 +258,7 @@ export function ExportView({ runId }: { runId?: string }) {
                 </>
               ) : null}
               . From the workbench window exports stay in the data home; a folder picker anywhere on disk arrives with the desktop app's native
-              dialog, and <code>envace export --out DIR</code> writes anywhere today.
+              dialog, and <code>npx envace export --out DIR</code> writes anywhere today.
             </p>
             <label className="start-toggle">
               <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />

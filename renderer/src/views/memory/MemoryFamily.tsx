@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { outcomeLabel } from '../../format/outcome';
 import type { Memory, MethodOutput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
@@ -153,7 +154,7 @@ export function MemoryFamily({ memory }: { memory: Memory }) {
                     <a href={routeHref('trajectories', { run: r.runId ?? undefined, rollout: String(r.id) })}>#{r.id}</a>
                   </td>
                   <td>v{versionOf(r.memoryId) ?? '?'}</td>
-                  <td>{r.success === null ? 'unscored' : r.success ? 'succeeded' : 'failed'}</td>
+                  <td>{outcomeLabel(r)}</td>
                   <td className="numeric">{formatNumber(r.reward)}</td>
                   <td className="numeric">{r.envCalls}</td>
                   <td>

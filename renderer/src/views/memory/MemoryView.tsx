@@ -123,7 +123,7 @@ export function MemoryView({ memoryId }: { memoryId?: string }) {
             inspect, edit and commit.
           </p>
           <pre className="cli">
-            <code>envace rehearse --run RUN_ID --env ENV --task TASK_ID --rehearsals 4 --mode parallel</code>
+            <code>npx envace rehearse --run RUN_ID --env ENV --task TASK_ID --rehearsals 4 --mode parallel</code>
           </pre>
         </EmptyState>
       )}

@@ -74,7 +74,7 @@ export function ConfigFieldRow({ field, value, issue, changed, envIds, modelName
           ) : (
             <>
               <input type="text" aria-label="Imported model name" placeholder="name given at import" value={text.slice('imported:'.length)} onChange={(e) => onChange(`imported:${e.target.value}`)} />
-              <span className="muted"> none imported yet: <code>envace import --hf DIR</code></span>
+              <span className="muted"> none imported yet: <code>npx envace import --hf DIR</code></span>
             </>
           ))}
       </span>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { outcomeLabel } from '../../format/outcome';
 import type { MethodOutput, Turn } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
@@ -114,7 +115,7 @@ export function RolloutDetail({ id }: { id: number }) {
           Rollout {r.id} · task <code>{r.taskId}</code>
         </h2>
         <p className="muted">
-          {r.mode} · step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {r.success === null ? 'unscored' : r.success ? 'succeeded' : 'failed'} · {r.envCalls}{' '}
+          {r.mode} · step {r.step ?? '—'} · reward {formatNumber(r.reward)} · {outcomeLabel(r)} · {r.envCalls}{' '}
           env calls ({formatNumber(r.envWallMs)} ms) · {formatNumber(r.tokens)} tokens
           {r.memoryId !== null && (
             <>
