@@ -23,11 +23,15 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Exact (after trimming), field F1 when both sides are JSON, and character n-gram similarity. */
+/**
+ * Exact (after trimming), field F1 wherever the real observation is JSON, and character n-gram
+ * similarity. An imagined observation that is not JSON where the world answered JSON recovered no
+ * field: F1 0, not left out (leaving it out made the mean read only the rehearsals that got the shape right).
+ */
 export function observationFidelity(predicted: string, real: string): Fidelity {
   return {
     exact: predicted.trim() === real.trim(),
-    jsonF1: isJson(predicted) && isJson(real) ? jsonF1(predicted, real) : null,
+    jsonF1: isJson(real) ? (isJson(predicted) ? jsonF1(predicted, real) : 0) : null,
     similarity: charNgramCosine(predicted, real),
   };
 }

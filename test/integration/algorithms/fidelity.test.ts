@@ -21,7 +21,10 @@ describe('world-model fidelity', () => {
     const f = observationFidelity('{"a":1,"b":2}', '{"a":1,"b":3}');
     expect(f.exact).toBe(false);
     expect(f.jsonF1).toBe(0.5);
-    expect(observationFidelity('Error: x', '{"a":1}').jsonF1).toBeNull();
+    // Imagined prose where the world answered JSON recovered no field: 0, counted in the mean.
+    expect(observationFidelity('Error: x', '{"a":1}').jsonF1).toBe(0);
+    // Where the world did not answer JSON there is no field to recover: not applicable.
+    expect(observationFidelity('{"a":1}', 'Error: no such order').jsonF1).toBeNull();
   });
 
   it('replays the rehearsed rollout in the real env and scores each imagined observation', async () => {

@@ -58,7 +58,9 @@ function FidelitySummary({ summary }: { summary: RealityCheckOutput['summary'] }
       <dt>Mean similarity</dt>
       <dd>{formatPercent(summary.meanSimilarity)}</dd>
       <dt>Mean JSON F1</dt>
-      <dd>{summary.meanJsonF1 === null ? 'no JSON on both sides' : formatPercent(summary.meanJsonF1)}</dd>
+      <dd title="over the observations the real environment answered in JSON; an imagined one that is not JSON counts 0">
+        {summary.meanJsonF1 === null ? 'no real observation was JSON' : formatPercent(summary.meanJsonF1)}
+      </dd>
       <dt>Real env calls made</dt>
       <dd>{summary.envCalls}</dd>
     </dl>

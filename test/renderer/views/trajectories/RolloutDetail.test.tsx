@@ -35,7 +35,7 @@ describe('RolloutDetail reality check', () => {
     expect(diff.querySelector('del')?.textContent).toBe('bob');
     expect(diff.querySelector('ins')?.textContent).toBe('cy');
     const figures = [...screen.getByTestId('reality-summary').querySelectorAll('dd')].map((dd) => dd.textContent);
-    expect(figures).toEqual(['1', '0 %', '80 %', 'no JSON on both sides', '1']);
+    expect(figures).toEqual(['1', '0 %', '80 %', 'no real observation was JSON', '1']);
     expect(fake.calls.find((c) => c.method === 'trajectories.realityCheck')?.input).toEqual({ id: 7 });
   });
 
