@@ -263,7 +263,18 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
       <section className="stack" aria-labelledby="eval-results">
         <h2 id="eval-results">Results</h2>
         {results.error ? <ErrorNotice error={results.error} onRetry={results.reload} /> : null}
-        {results.data && results.data.items.length === 0 && <p className="muted">No evaluations yet.</p>}
+        {results.data && results.data.items.length === 0 && (
+          <p className="muted" data-testid="eval-none">
+            No evaluations run from here yet.
+            {run && run.config.evalEvery > 0 && (
+              <>
+                {' '}
+                {run.name} also evaluates itself on held-out tasks every {run.config.evalEvery} steps while it trains: those figures are on its{' '}
+                <a href={routeHref('dashboard', { run: run.id })}>Dashboard</a> (held-out success and the result card).
+              </>
+            )}
+          </p>
+        )}
         {results.data && run && results.data.items.some((e) => e.runId === run.id) && (
           <SuccessByStep items={results.data.items} runId={run.id} runName={run.name} />
         )}

@@ -24,7 +24,8 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
   const run = candidates.find((r) => r.id === runId) ?? candidates[0];
   const [step, setStep] = useState('');
   const [taskId, setTaskId] = useState('');
-  const [rehearsals, setRehearsals] = useState(4);
+  // As typed, so an out-of-range count is shown and explained rather than silently clamped.
+  const [rehearsalsText, setRehearsalsText] = useState('4');
   const [mode, setMode] = useState<'parallel' | 'sequential'>('parallel');
   const [temperature, setTemperature] = useState('1');
   const [watch, setWatch] = useState<JobWatch | null>(null);
@@ -34,7 +35,16 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
   const tasks = useCall('envs.tasks', run ? { id: run.env, runId: run.id, limit: 1000 } : null);
   const suggestions = useMemo(() => (tasks.data?.items ?? []).map((t) => t.id), [tasks.data]);
   const temp = Number(temperature);
-  const valid = run !== undefined && taskId.trim() !== '' && Number.isFinite(temp) && temp >= 0 && temp <= 5;
+  const rehearsals = Number(rehearsalsText);
+  const tempOk = temperature.trim() !== '' && Number.isFinite(temp) && temp >= 0 && temp <= 5;
+  const countOk = Number.isInteger(rehearsals) && rehearsals >= 1 && rehearsals <= 16;
+  // Why the button is off, in words beside it (the engine's limits: memories.rehearse).
+  const problems = [
+    taskId.trim() === '' ? 'pick a task' : null,
+    countOk ? null : `rehearsals must be a whole number from 1 to 16 (got "${rehearsalsText}")`,
+    tempOk ? null : `temperature must be between 0 and 5 (got "${temperature}")`,
+  ].filter((p): p is string => p !== null);
+  const valid = run !== undefined && problems.length === 0;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -97,8 +107,9 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
             type="number"
             min={1}
             max={16}
-            value={rehearsals}
-            onChange={(e) => setRehearsals(Math.min(16, Math.max(1, Math.round(Number(e.target.value) || 1))))}
+            value={rehearsalsText}
+            onChange={(e) => setRehearsalsText(e.target.value)}
+            aria-invalid={countOk ? undefined : true}
             data-testid="rehearse-count"
           />
         </label>
@@ -120,13 +131,19 @@ export function RehearsePanel({ onDone }: { onDone: (result: RehearseOutput) => 
             inputMode="decimal"
             value={temperature}
             onChange={(e) => setTemperature(e.target.value)}
-            aria-invalid={Number.isFinite(temp) && temp >= 0 && temp <= 5 ? undefined : true}
+            aria-invalid={tempOk ? undefined : true}
+            data-testid="rehearse-temperature"
           />
         </label>
         <button type="submit" className="button button-primary" disabled={!valid || watch !== null} data-testid="rehearse-submit">
           Rehearse privately
         </button>
       </div>
+      {problems.length > 0 && (
+        <p className="muted" data-testid="rehearse-problems">
+          Before rehearsing: {problems.join('; ')}.
+        </p>
+      )}
       {watch && <JobProgress job={job} since={watch.since} what={`${rehearsals} ${mode} rehearsals of ${taskId.trim()}`} />}
       {error ? <ErrorNotice error={error} /> : null}
     </form>

@@ -44,8 +44,18 @@ describe('RehearsePanel', () => {
     const runSelect = (await screen.findByTestId('rehearse-run')) as HTMLSelectElement;
     expect([...runSelect.options].map((o) => o.value)).toEqual(['run-a']);
     expect((screen.getByTestId('rehearse-submit') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('rehearse-problems').textContent).toBe('Before rehearsing: pick a task.');
     fireEvent.change(screen.getByTestId('rehearse-task'), { target: { value: 't1' } });
+    // Out of range: kept as typed and explained beside the disabled button, never clamped silently.
+    fireEvent.change(screen.getByTestId('rehearse-count'), { target: { value: '40' } });
+    fireEvent.change(screen.getByTestId('rehearse-temperature'), { target: { value: '9' } });
+    expect((screen.getByTestId('rehearse-submit') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('rehearse-problems').textContent).toBe(
+      'Before rehearsing: rehearsals must be a whole number from 1 to 16 (got "40"); temperature must be between 0 and 5 (got "9").',
+    );
+    fireEvent.change(screen.getByTestId('rehearse-temperature'), { target: { value: '1' } });
     fireEvent.change(screen.getByTestId('rehearse-count'), { target: { value: '3' } });
+    expect(screen.queryByTestId('rehearse-problems')).toBeNull();
     fireEvent.click(screen.getByLabelText('sequential'));
     fireEvent.click(screen.getByTestId('rehearse-submit'));
 
