@@ -8,7 +8,7 @@ export const metricGlossary: Readonly<Record<string, string>> = {
   'reward/act': "Mean reward credited to the agent's own actions (act turns), averaged over tasks.",
   'reward/rehearse': "Mean reward credited to the policy's imagined observations (rehearse turns), averaged over tasks.",
   success: 'Fraction of real-environment rollouts this step that solved their task (training tasks, so optimistic).',
-  'eval/success': 'Held-out success: fraction of unseen tasks solved greedily, measured every evalEvery steps.',
+  'eval/success': 'Held-out success: fraction of unseen tasks solved greedily, measured before the first step (step 0), every evalEvery steps and at the last.',
   'eval/score': 'Held-out mean checklist score (partial credit), measured with eval/success.',
   'eval/invalid_action_rate': 'Held-out fraction of actions that were not a valid tool call or answer.',
   loss: 'Total training loss of the last micro-batch (the sum of the loss/ terms).',
