@@ -13,6 +13,12 @@ export const EvalsRunInput = z.strictObject({
   rehearsals: z.number().int().min(0).max(16).default(0),
   mode: RehearsalMode.default('parallel'),
   commit: z.enum(['prompt', 'plan']).default('prompt'),
+  /**
+   * rehearse: each task's memory comes from fresh private rehearsals (when rehearsals > 0). stored: a
+   * task with a stored memory of this run (the Memory view's, hand edits included) is committed with
+   * its newest version, no rehearsal; the other tasks go on as `rehearse` would.
+   */
+  memories: z.enum(['rehearse', 'stored']).default('rehearse'),
   seed: Seed.default(0),
 });
 
@@ -33,8 +39,20 @@ export const EvalResult = z.strictObject({
   wallMs: z.number(),
   /** World-model fidelity of rehearsed observations, when rehearsals were made. */
   fidelity: z.number().nullable(),
-  perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int(), rolloutId: z.number().int().nullable() })),
+  perTask: z.array(
+    z.strictObject({
+      taskId: z.string(),
+      success: z.boolean(),
+      score: z.number(),
+      envCalls: z.number().int(),
+      rolloutId: z.number().int().nullable(),
+      /** The stored memory the task was committed with (memories: stored); absent otherwise. */
+      memoryId: z.number().int().positive().optional(),
+    }),
+  ),
   commit: z.enum(['prompt', 'plan']),
+  /** Where the memories came from (older results: rehearse). */
+  memories: z.enum(['rehearse', 'stored']).default('rehearse'),
 });
 export type EvalResult = z.infer<typeof EvalResult>;
 

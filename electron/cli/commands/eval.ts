@@ -17,6 +17,7 @@ interface EvalOptions extends CommonOptions {
   mode?: string;
   step?: string;
   commit?: string;
+  memories?: string;
 }
 
 /** A trained run's checkpoint in the real environment, optionally with test-time rehearsal. */
@@ -26,6 +27,7 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   if (!Number.isInteger(rehearsals) || rehearsals < 0 || rehearsals > 16) throw new CliError('--rehearsals must be 0–16', EXIT.usage);
   if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential') throw new CliError('--mode must be parallel or sequential', EXIT.usage);
   if (opts.commit !== undefined && opts.commit !== 'prompt' && opts.commit !== 'plan') throw new CliError('--commit must be prompt or plan', EXIT.usage);
+  if (opts.memories !== undefined && opts.memories !== 'rehearse' && opts.memories !== 'stored') throw new CliError('--memories must be rehearse or stored', EXIT.usage);
   const step = opts.step === undefined ? undefined : Number(opts.step);
   if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step (a whole number)', EXIT.usage);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -41,6 +43,7 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
       rehearsals,
       mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel',
       commit: (opts.commit as 'prompt' | 'plan' | undefined) ?? 'prompt',
+      memories: (opts.memories as 'rehearse' | 'stored' | undefined) ?? 'rehearse',
     });
   });
   out.result(result, () =>
@@ -75,6 +78,7 @@ export function registerEval(program: Command): void {
     .option('--rehearsals <n>', 'test-time private rehearsals')
     .option('--mode <mode>', 'parallel | sequential')
     .option('--step <n>', 'the checkpoint step to evaluate (default: the last)')
+    .option('--memories <source>', 'rehearse (fresh private rehearsals) | stored (the newest stored memory of each task that has one, edits included)')
     .option('--commit <mode>', 'with rehearsals: prompt (the memory in the prompt) | plan (follow the consensus plan while reality agrees)')
     .action(
       act<EvalOptions>(async (_args, opts, out) => {

@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import type { Task, ToolEnv } from '../envs/types';
 import type { Policy } from './policy';
 import { type RolloutResult, type RolloutSettings, runRollouts } from './rollout';
-import { type TestTimeOptions, rehearseAndCommit } from './test-time';
+import type { Memory } from './memory';
+import { type TestTimeOptions, commitWithMemory, rehearseAndCommit } from './test-time';
 
 export interface EvaluationResult {
   tasks: number;
@@ -31,16 +32,33 @@ export async function evaluatePolicy(
   env: ToolEnv,
   tasks: readonly Task[],
   settings: RolloutSettings,
-  opts: { seed: number; label?: string; testTime?: TestTimeOptions },
+  opts: {
+    seed: number;
+    label?: string;
+    testTime?: TestTimeOptions;
+    /** Memories chosen for some tasks (by task id): those are committed with them, no rehearsal; `commit` says how. */
+    memories?: ReadonlyMap<string, { memory: Memory; text: string }>;
+    commit?: 'prompt' | 'plan';
+  },
 ): Promise<EvaluationResult> {
   const t0 = performance.now();
   const label = opts.label ?? 'eval';
   let results: RolloutResult[];
   let rehearsalTokens = 0;
   const rehearsals: RolloutResult[][] = [];
-  if (opts.testTime) {
+  if (opts.testTime || opts.memories?.size) {
     results = [];
     for (const task of tasks) {
+      const given = opts.memories?.get(task.id);
+      if (given || !opts.testTime) {
+        const commit = opts.testTime?.commit ?? opts.commit ?? 'prompt';
+        const [committed] = given
+          ? [await commitWithMemory(policy, env, task, settings, given.memory, { commit, memoryText: given.text }, opts.seed, `${label}:${task.id}`)]
+          : await runRollouts(policy, env, [{ task, mode: 'real' }], settings, opts.seed, `${label}:${task.id}`);
+        rehearsals.push([]);
+        results.push(committed!);
+        continue;
+      }
       const r = await rehearseAndCommit(policy, env, task, settings, opts.testTime, opts.seed, `${label}:${task.id}`);
       rehearsalTokens += r.rehearsals.reduce((n, x) => n + x.tokensGenerated, 0);
       rehearsals.push(r.rehearsals);

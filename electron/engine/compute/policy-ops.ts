@@ -45,6 +45,8 @@ export interface EvaluateInput extends PolicySource {
   mode: 'parallel' | 'sequential';
   commit: 'prompt' | 'plan';
   seed: number;
+  /** Stored memories to commit some tasks with (evals.run memories: stored), each with its id for the result. */
+  memories?: Array<{ id: number; taskId: string; memory: RehearsalMemory; text: string }>;
 }
 
 export interface EvaluateOutput {
@@ -57,7 +59,7 @@ export interface EvaluateOutput {
   tokensPerTask: number;
   wallMs: number;
   fidelity: number | null;
-  perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number }>;
+  perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number; memoryId?: number }>;
   rollouts: NewRollout[];
 }
 
@@ -74,7 +76,9 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
     input.rehearsals > 0
       ? { rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, temperature: input.config.rollout.temperature }
       : undefined;
-  const result = await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime });
+  const given = new Map((input.memories ?? []).map((m) => [m.taskId, m]));
+  const result = await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime, memories: given, commit: input.commit });
+  const committedWithMemory = testTime !== undefined || given.size > 0;
   // World-model fidelity on these tasks: the evaluation's own first rehearsal of each, replayed for real.
   let fidelity: number | null = null;
   if (testTime) {
@@ -97,8 +101,18 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
     tokensPerTask: result.tokens / Math.max(1, result.tasks),
     wallMs: result.wallMs,
     fidelity,
-    perTask: result.results.map((r) => ({ taskId: r.task.id, success: r.success === true, score: r.reward, envCalls: r.envCalls })),
-    rollouts: result.results.map((r) => toNewRollout(r, { runId: null, step: null, ...(testTime ? { mode: 'test-time', purpose: 'commit' } : { mode: 'real' }) })),
+    perTask: result.results.map((r) => {
+      const memoryId = given.get(r.task.id)?.id;
+      return { taskId: r.task.id, success: r.success === true, score: r.reward, envCalls: r.envCalls, ...(memoryId !== undefined ? { memoryId } : {}) };
+    }),
+    rollouts: result.results.map((r) =>
+      toNewRollout(r, {
+        runId: null,
+        step: null,
+        memoryId: given.get(r.task.id)?.id ?? null,
+        ...(committedWithMemory ? { mode: 'test-time', purpose: 'commit' } : { mode: 'real' }),
+      }),
+    ),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { EvalResult } from '../../contract';
+import type { EvalResult, Memory } from '../../contract';
+import type { EngineServices } from '../services';
 import { computeJob, policySource } from '../compute-jobs';
 import type { HandlerGroup } from './types';
 
@@ -7,9 +8,19 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
   /** Held-out evaluation in the real environment, with or without test-time rehearsal. */
   'evals.run': async (input) => {
     const { run, step, source } = policySource(s, input.runId, input.step);
-    const label = `evaluate ${run.name} @ step ${step} on ${input.split}${input.rehearsals ? ` with ${input.rehearsals} ${input.mode} rehearsals` : ''}`;
+    const memories = input.memories === 'stored' ? newestMemories(s, run.id) : [];
+    const label = `evaluate ${run.name} @ step ${step} on ${input.split}${input.rehearsals ? ` with ${input.rehearsals} ${input.mode} rehearsals` : ''}${memories.length ? ` and ${memories.length} stored memories` : ''}`;
     const out = await computeJob(s, { kind: 'evaluate', label, runId: run.id }, () =>
-      s.compute.call('evaluate', { ...source, split: input.split, limit: input.limit, rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, seed: input.seed }),
+      s.compute.call('evaluate', {
+        ...source,
+        split: input.split,
+        limit: input.limit,
+        rehearsals: input.rehearsals,
+        mode: input.mode,
+        commit: input.commit,
+        seed: input.seed,
+        memories: memories.map((m) => ({ id: m.id, taskId: m.taskId, memory: m.structured, text: m.text })),
+      }),
     );
     const ids = s.store.db.transaction(() => out.rollouts.map((r) => s.store.rollouts.insert({ ...r, runId: run.id, step })))();
     const result: EvalResult = {
@@ -20,6 +31,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
       rehearsals: input.rehearsals,
       mode: input.mode,
       commit: input.commit,
+      memories: input.memories,
       tasks: out.tasks,
       success: out.success,
       meanScore: out.meanScore,
@@ -30,9 +42,17 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
       fidelity: out.fidelity,
       perTask: out.perTask.map((t, i) => ({ ...t, rolloutId: ids[i] ?? null })),
     };
-    if (input.split === 'heldout' && input.rehearsals === 0 && (run.bestHeldoutSuccess === null || out.success > run.bestHeldoutSuccess)) {
+    if (input.split === 'heldout' && input.rehearsals === 0 && memories.length === 0 && (run.bestHeldoutSuccess === null || out.success > run.bestHeldoutSuccess)) {
       s.store.runs.update(run.id, { bestHeldoutSuccess: out.success });
     }
     return s.store.evaluations.insert(result);
   },
 });
+
+/** The newest version of each task's stored memory of a run (the Memory view's rehearsals and edits). */
+function newestMemories(s: EngineServices, runId: string): Memory[] {
+  const newest = new Map<string, Memory>();
+  // Newest first (created_at DESC): the first seen per task wins.
+  for (const m of s.store.memories.list({ runId, limit: 10_000 })) if (!newest.has(m.taskId)) newest.set(m.taskId, m);
+  return [...newest.values()];
+}

@@ -127,6 +127,24 @@ function ResultsTable({ items, runNames }: { items: StoredEval[]; runNames: Map<
 }
 
 /** Held-out evaluation in the real environment, with or without test-time rehearsal, and every result so far. */
+/**
+ * Whether tasks with a stored memory of this run (rehearsed or hand-edited in the Memory view) are
+ * committed with its newest version instead of rehearsing anew: how an edited memory is measured.
+ */
+function StoredMemories({ runId, value, onChange }: { runId: string; value: 'rehearse' | 'stored'; onChange: (v: 'rehearse' | 'stored') => void }) {
+  const memories = useCall('memories.list', { runId, limit: 500 });
+  const tasks = new Set((memories.data?.items ?? []).map((m) => m.taskId)).size;
+  if (tasks === 0) return null;
+  return (
+    <label className="field-inline" title="the newest version of each task's memory: an edit in the Memory view is a new version">
+      <input type="checkbox" checked={value === 'stored'} onChange={(e) => onChange(e.target.checked ? 'stored' : 'rehearse')} data-testid="eval-stored-memories" />
+      <span>
+        use the stored memories ({tasks} task{tasks === 1 ? '' : 's'})
+      </span>
+    </label>
+  );
+}
+
 export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: string; step?: string }) {
   const api = useApi();
   const runs = useCall('runs.list', { limit: 200 });
@@ -146,6 +164,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
   const [rehearsals, setRehearsals] = useState(0);
   const [mode, setMode] = useState<'parallel' | 'sequential'>('parallel');
   const [commit, setCommit] = useState<'prompt' | 'plan'>('prompt');
+  const [memorySource, setMemorySource] = useState<'rehearse' | 'stored'>('rehearse');
   const [seed, setSeed] = useState(0);
   const [watch, setWatch] = useState<JobWatch | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -167,6 +186,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
         rehearsals,
         mode,
         commit,
+        memories: memorySource,
         seed,
       });
       results.reload();
@@ -225,6 +245,16 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
                 data-testid="eval-rehearsals"
               />
             </label>
+            <StoredMemories runId={run.id} value={memorySource} onChange={setMemorySource} />
+            {(rehearsals > 0 || memorySource === 'stored') && (
+              <label className="field-inline">
+                <span>Commit</span>
+                <select value={commit} onChange={(e) => setCommit(e.target.value as 'prompt' | 'plan')} data-testid="eval-commit">
+                  <option value="prompt">memory in the prompt</option>
+                  <option value="plan">follow the plan</option>
+                </select>
+              </label>
+            )}
             {rehearsals > 0 && (
               <>
                 <label className="field-inline">
@@ -232,13 +262,6 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
                   <select value={mode} onChange={(e) => setMode(e.target.value as 'parallel' | 'sequential')}>
                     <option value="parallel">parallel</option>
                     <option value="sequential">sequential</option>
-                  </select>
-                </label>
-                <label className="field-inline">
-                  <span>Commit</span>
-                  <select value={commit} onChange={(e) => setCommit(e.target.value as 'prompt' | 'plan')}>
-                    <option value="prompt">memory in the prompt</option>
-                    <option value="plan">follow the plan</option>
                   </select>
                 </label>
               </>

@@ -7,8 +7,15 @@ export type StoredEval = MethodOutput<'evals.list'>['items'][number];
 const splitLabel = { train: 'train', heldout: 'held-out', ood: 'OOD' } as const;
 
 /** "held-out · 4 parallel rehearsals, memory in the prompt" / "held-out · no rehearsal". */
-export function describeSetting(e: Pick<StoredEval, 'split' | 'rehearsals' | 'mode' | 'commit'>): string {
-  const how = e.rehearsals === 0 ? 'no rehearsal' : `${e.rehearsals} ${e.mode} rehearsal${e.rehearsals === 1 ? '' : 's'}, ${e.commit === 'plan' ? 'following the plan' : 'memory in the prompt'}`;
+export function describeSetting(e: Pick<StoredEval, 'split' | 'rehearsals' | 'mode' | 'commit' | 'memories'>): string {
+  const rehearsed = `${e.rehearsals} ${e.mode} rehearsal${e.rehearsals === 1 ? '' : 's'}`;
+  const commit = e.commit === 'plan' ? 'following the plan' : 'memory in the prompt';
+  const how =
+    e.memories === 'stored'
+      ? `stored memories${e.rehearsals > 0 ? ` (${rehearsed} where none)` : ''}, ${commit}`
+      : e.rehearsals === 0
+        ? 'no rehearsal'
+        : `${rehearsed}, ${commit}`;
   return `${splitLabel[e.split]} · ${how}`;
 }
 
@@ -18,9 +25,9 @@ export function describeSetting(e: Pick<StoredEval, 'split' | 'rehearsals' | 'mo
  * baseline exists yet.
  */
 export function rehearsalGain(e: StoredEval, all: StoredEval[]): number | null {
-  if (e.rehearsals === 0) return null;
+  if (e.rehearsals === 0 && e.memories !== 'stored') return null;
   const baseline = all
-    .filter((b) => b.rehearsals === 0 && b.runId === e.runId && b.step === e.step && b.split === e.split && b.tasks === e.tasks)
+    .filter((b) => b.rehearsals === 0 && b.memories !== 'stored' && b.runId === e.runId && b.step === e.step && b.split === e.split && b.tasks === e.tasks)
     .sort((a, b) => b.createdAt - a.createdAt)[0];
   return baseline ? e.success - baseline.success : null;
 }

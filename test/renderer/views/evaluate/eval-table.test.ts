@@ -12,6 +12,7 @@ function evaluation(patch: Partial<StoredEval>): StoredEval {
     rehearsals: 0,
     mode: 'parallel',
     commit: 'prompt',
+    memories: 'rehearse',
     tasks: 8,
     success: 0.25,
     meanScore: 0.5,
@@ -28,6 +29,8 @@ function evaluation(patch: Partial<StoredEval>): StoredEval {
 describe('describeSetting', () => {
   it('names the split and how the policy rehearsed', () => {
     expect(describeSetting(evaluation({}))).toBe('held-out · no rehearsal');
+    expect(describeSetting(evaluation({ memories: 'stored', commit: 'plan' }))).toBe('held-out · stored memories, following the plan');
+    expect(describeSetting(evaluation({ memories: 'stored', rehearsals: 2 }))).toBe('held-out · stored memories (2 parallel rehearsals where none), memory in the prompt');
     expect(describeSetting(evaluation({ split: 'ood', rehearsals: 4, mode: 'sequential', commit: 'plan' }))).toBe('OOD · 4 sequential rehearsals, following the plan');
     expect(describeSetting(evaluation({ rehearsals: 1 }))).toBe('held-out · 1 parallel rehearsal, memory in the prompt');
   });
