@@ -178,6 +178,7 @@ export const RunConfig = z.strictObject({
   checkpointKeepLast: z.number().int().min(1).max(1000).default(3),
   /** Also keep the checkpoint with the best held-out success (`eval/success`, so only when evalEvery > 0). */
   checkpointKeepBest: z.boolean().default(true),
+  /** Held-out evaluation before the first step (step 0), every evalEvery steps and at the last; 0: none while training. */
   evalEvery: z.number().int().min(0).default(0),
   /**
    * Start from another run's checkpoint (its weights and tokenizer; fresh optimiser state, step 1 of

@@ -85,5 +85,5 @@ export const knobHelp: Record<string, string> = {
   checkpointEvery: 'Write a checkpoint every this many steps; a run resumes from its last one.',
   checkpointKeepLast: 'Keep only the newest this many checkpoints on disk; older ones are deleted as training goes (fork, export and resume offer the kept ones).',
   checkpointKeepBest: 'Also keep the checkpoint with the best held-out success (needs evalEvery above 0).',
-  evalEvery: 'Evaluate on held-out tasks every this many steps (0 = only at the end).',
+  evalEvery: 'Evaluate on held-out tasks before the first step, every this many steps and at the last (0 = no evaluation while training).',
 };
