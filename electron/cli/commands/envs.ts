@@ -121,7 +121,7 @@ export function registerEnvs(program: Command): void {
       .option('--reset-args <json>', 'with --reset tool: its arguments, a JSON object')
       .option('--seed <file>', 'with --reset restart: a file copied into {episode_dir} before each episode; repeat for more', collect, [])
       .option('--shared-state', 'with --reset none: accept that episodes share (and see) each other’s writes')
-      .option('--timeout-ms <n>', 'longest a tool call may take (default 10000)')
+      .option('--timeout-ms <n>', "longest a tool call may take, and a server's start-up (spawn and initialize; 2000 at least) (default 10000)")
       .option('--max-output <n>', 'longest observation kept, in characters (default 8000)')
       .option('--description <text>', 'one line shown in listings'),
   ).action(

@@ -23,6 +23,16 @@ export interface McpCallLimits {
 
 export const DEFAULT_CALL_LIMITS: McpCallLimits = { timeoutMs: 10_000, maxOutputChars: 8_000 };
 
+/**
+ * Longest a server may take to start (spawn, then answer initialize): the registration's timeout, as
+ * `--timeout-ms` asks, but never under MIN_STARTUP_MS, since starting a process alone can take longer
+ * than a short tool-call timeout on a busy machine.
+ */
+export const MIN_STARTUP_MS = 2_000;
+export function startupTimeoutMs(limits: McpCallLimits): number {
+  return Math.max(limits.timeoutMs, MIN_STARTUP_MS);
+}
+
 /** `tools/list` is paged by the server; a server that never stops paging is cut off here. */
 export const TOOL_LIST_LIMITS = { maxPages: 50, maxTools: 1_000, maxChars: 2_000_000 } as const;
 
@@ -93,8 +103,12 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
     } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const timedOut = /timed out|timeout/i.test(message);
+      // A server that never answered may not stop when asked either: it is killed, not waited for.
+      if (timedOut) await conn.kill('it did not start in time');
       await transport.close().catch(() => undefined);
-      const why = err instanceof Error ? err.message : String(err);
+      const why = timedOut ? `it did not answer initialize within ${connectTimeoutMs} ms; it was stopped` : message;
       throw new McpConnectError(`could not start MCP server "${describeSpec(spec)}": ${why}${conn.stderrTail ? ` (stderr: ${conn.stderrTail.trim()})` : ''}`);
     }
     client.onclose = () => {

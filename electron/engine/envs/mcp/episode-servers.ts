@@ -12,7 +12,7 @@ import { basename, join } from 'node:path';
 import type { McpReset } from '../../../contract';
 import { processRunning, processStartTime } from '../../process-identity';
 import type { JsonValue } from '../types';
-import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from './connection';
+import { DEFAULT_CALL_LIMITS, McpConnection, startupTimeoutMs, type McpCallLimits, type McpServerSpec } from './connection';
 
 /** A server lent to one episode; `release` returns it (or stops it) when the episode closes. */
 export interface EpisodeServer {
@@ -92,6 +92,8 @@ export class RestartServers implements EpisodeServers {
     private readonly spec: McpServerSpec,
     private readonly seedFiles: readonly string[],
     private readonly episodeRoot: string,
+    /** Longest a server may take to start and answer initialize (the registration's timeout; McpConnection's default without one). */
+    private readonly connectTimeoutMs?: number,
   ) {
     this.description = describeReset({ kind: 'restart', seedFiles: [...seedFiles] });
   }
@@ -104,7 +106,7 @@ export class RestartServers implements EpisodeServers {
     try {
       for (const file of this.seedFiles) await cp(file, join(dir, basename(file)), { recursive: true });
       await prepare?.(dir);
-      const connection = await McpConnection.open(substituteEpisodeDir(this.spec, dir));
+      const connection = await McpConnection.open(substituteEpisodeDir(this.spec, dir), this.connectTimeoutMs);
       return {
         connection,
         episodeDir: dir,
@@ -141,7 +143,7 @@ class ResetToolServers implements EpisodeServers {
   async acquire(): Promise<EpisodeServer> {
     let connection = this.idle.pop();
     while (connection && !connection.alive) connection = this.idle.pop();
-    connection ??= await McpConnection.open(this.spec);
+    connection ??= await McpConnection.open(this.spec, startupTimeoutMs(this.limits));
     const outcome = await connection.call(this.reset.tool, this.reset.arguments as { [key: string]: JsonValue }, this.limits);
     if (outcome.isError) {
       await connection.kill('its reset tool failed');
@@ -174,6 +176,7 @@ class SharedServer implements EpisodeServers {
   constructor(
     private readonly spec: McpServerSpec,
     reset: McpReset,
+    private readonly connectTimeoutMs: number,
   ) {
     this.description = describeReset(reset);
   }
@@ -182,7 +185,7 @@ class SharedServer implements EpisodeServers {
     let connection = this.current ? await this.current.catch(() => null) : null;
     if (!connection?.alive) {
       if (connection) await connection.close();
-      this.current = McpConnection.open(this.spec);
+      this.current = McpConnection.open(this.spec, this.connectTimeoutMs);
       this.current.catch(() => (this.current = null));
       connection = await this.current;
     }
@@ -196,15 +199,20 @@ class SharedServer implements EpisodeServers {
   }
 }
 
-/** The episode servers of a registration. `episodeRoot` is where restart policy makes its episode folders. */
+/**
+ * The episode servers of a registration. `episodeRoot` is where restart policy makes its episode
+ * folders; the limits' timeout also bounds each server's start-up (startupTimeoutMs), as
+ * `--timeout-ms` asks.
+ */
 export function episodeServers(spec: McpServerSpec, reset: McpReset, opts: { episodeRoot: string; limits?: McpCallLimits }): EpisodeServers {
+  const limits = opts.limits ?? DEFAULT_CALL_LIMITS;
   switch (reset.kind) {
     case 'restart':
       if (spec.transport !== 'stdio') throw new Error('a server reached by URL cannot be restarted per episode; use reset "tool" or "none"');
-      return new RestartServers(spec, reset.seedFiles, opts.episodeRoot);
+      return new RestartServers(spec, reset.seedFiles, opts.episodeRoot, startupTimeoutMs(limits));
     case 'tool':
-      return new ResetToolServers(spec, reset, opts.limits ?? DEFAULT_CALL_LIMITS);
+      return new ResetToolServers(spec, reset, limits);
     case 'none':
-      return new SharedServer(spec, reset);
+      return new SharedServer(spec, reset, startupTimeoutMs(limits));
   }
 }
