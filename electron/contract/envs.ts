@@ -100,14 +100,24 @@ export type McpRegistration = Omit<EnvsAddMcpInput, 'reset'> & { reset: McpReset
 
 export const EnvsRemoveInput = z.strictObject({ id: Id });
 
+/**
+ * `envs.test`'s input: `limit` replays at most that many tasks of each split, spread evenly over it
+ * (each replay may start a server process, and a file of 100k tasks took hours); without it, every task.
+ */
+export const EnvsTestInput = z.strictObject({ id: Id, limit: z.number().int().min(1).max(1_000_000).optional() });
+export type EnvsTestInput = z.infer<typeof EnvsTestInput>;
+
 /** `envs.test`: connect, list tools, check the task file, replay every gold trajectory through the real server. */
 export const EnvsTestOutput = z.strictObject({
   id: Id,
   tools: z.array(z.string()),
   reset: z.string(),
   oracle: z.strictObject({
-    /** total counts every task; unchecked ones (a check the env cannot make) are neither passed nor failures. */
-    split: z.record(EnvSplit, z.strictObject({ passed: z.number().int(), total: z.number().int(), unchecked: z.number().int().optional() })),
+    /**
+     * total counts every task replayed; unchecked ones (a check the env cannot make) are neither passed
+     * nor failures; `of`, only when a limit left some out: how many tasks the split has.
+     */
+    split: z.record(EnvSplit, z.strictObject({ passed: z.number().int(), total: z.number().int(), unchecked: z.number().int().optional(), of: z.number().int().optional() })),
     failures: z.array(z.strictObject({ taskId: z.string(), reason: z.string() })),
   }),
   wallMs: z.number(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Empty, Ok } from './common';
-import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestOutput, EnvSummary } from './envs';
+import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestInput, EnvsTestOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
@@ -55,7 +55,7 @@ export const methods = {
   'envs.tasks': method(EnvsTasksInput, EnvsTasksOutput, "An environment's tasks per split (ids and instructions)"),
   'envs.addMcp': method(EnvsAddMcpInput, EnvSummary, 'Add an MCP server and a task file as an environment (kept across restarts)', 'writes'),
   'envs.remove': method(EnvsRemoveInput, Ok, "Remove a user's MCP environment (its copied task and seed files go with it)", 'writes'),
-  'envs.test': method(EnvsGetInput, EnvsTestOutput, 'Check an environment end to end: connect, list tools, check tasks, replay every gold trajectory'),
+  'envs.test': method(EnvsTestInput, EnvsTestOutput, 'Check an environment end to end: connect, list tools, check tasks, replay every gold trajectory (or `limit` per split, spread over it)'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
   'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder', 'writes'),

@@ -52,15 +52,21 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
     },
     remove: (id) => removeUserEnv(paths, id),
     problems: () => readUserEnvs(paths).problems.filter((p) => p.id === null).map((p) => p.message),
-    async test(id): Promise<EnvsTestOutput | null> {
+    async test(id, limit): Promise<EnvsTestOutput | null> {
       const started = performance.now();
       const env = await load(id);
       if (!env) return null;
       const split = {} as EnvsTestOutput['oracle']['split'];
       const failures: EnvsTestOutput['oracle']['failures'] = [];
       for (const s of SPLITS) {
-        const result = await runOracle(env, s);
-        split[s] = { passed: result.perTask.filter((r) => r.success).length, total: result.perTask.length, ...(result.unchecked ? { unchecked: result.unchecked } : {}) };
+        const result = await runOracle(env, s, { limit, spread: true });
+        const of = env.tasks(s).length;
+        split[s] = {
+          passed: result.perTask.filter((r) => r.success).length,
+          total: result.perTask.length,
+          ...(result.unchecked ? { unchecked: result.unchecked } : {}),
+          ...(of > result.perTask.length ? { of } : {}),
+        };
         for (const r of result.perTask.filter((x) => !x.success && x.unchecked.length === 0)) {
           const failed = [...r.envCheck.checks.filter((c) => !c.passed && !c.skipped).map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`), ...r.checklist.items.filter((i) => !i.passed && i.weight > 0).map((i) => `checklist: ${i.description}`)];
           failures.push({ taskId: r.taskId, reason: failed.join('; ') || (r.checklist.formatError ? 'a gold action did not parse' : 'failed') });

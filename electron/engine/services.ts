@@ -27,8 +27,8 @@ export interface EnvCatalog {
   problems?(): string[];
   /** Remove a user's MCP environment. */
   remove?(id: string): Promise<void>;
-  /** Connect, list tools, check tasks and replay every gold trajectory; null for an unknown env. */
-  test?(id: string): Promise<EnvsTestOutput | null>;
+  /** Connect, list tools, check tasks and replay every gold trajectory (at most `limit` per split, spread evenly); null for an unknown env. */
+  test?(id: string, limit?: number): Promise<EnvsTestOutput | null>;
 }
 
 /** Everything a handler may use; built once by the host. */

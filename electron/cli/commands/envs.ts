@@ -23,6 +23,9 @@ interface AddMcpOptions extends CommonOptions {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** Gold replays `envs test` makes per split unless told otherwise: each may start a server process. */
+export const DEFAULT_TEST_TASKS = 25;
+
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -137,22 +140,33 @@ export function registerEnvs(program: Command): void {
       out.result(result, () => `removed ${name}`);
     }),
   );
-  leaf(envs.command('test').argument('<name>', 'environment id').description('connect, list tools, check the tasks and replay every gold trajectory through the real server')).action(
-    act(async ([name], opts, out) => {
-      const result = await withEngine(opts.home, (api) => api.call('envs.test', { id: name }));
-      const passed = Object.values(result.oracle.split).reduce((n, s) => n + s.passed, 0);
-      const unchecked = Object.values(result.oracle.split).reduce((n, s) => n + (s.unchecked ?? 0), 0);
-      const total = Object.values(result.oracle.split).reduce((n, s) => n + s.total, 0) - unchecked;
+  leaf(
+    envs
+      .command('test')
+      .argument('<name>', 'environment id')
+      .description(`connect, list tools, check the tasks and replay gold trajectories through the real server (${DEFAULT_TEST_TASKS} per split, spread over it, unless --limit or --all)`)
+      .option('--limit <n>', `gold trajectories replayed per split, spread evenly over it (default ${DEFAULT_TEST_TASKS})`)
+      .option('--all', 'replay every task (each may start a server process: a file of 100,000 tasks takes hours)'),
+  ).action(
+    act<CommonOptions & { limit?: string; all?: boolean }>(async ([name], opts, out) => {
+      if (opts.all && opts.limit !== undefined) throw new CliError('give --limit N or --all, not both', EXIT.usage);
+      const limit = opts.all ? undefined : (positiveInt(opts.limit, '--limit') ?? DEFAULT_TEST_TASKS);
+      const result = await withEngine(opts.home, (api) => api.call('envs.test', { id: name, ...(limit !== undefined ? { limit } : {}) }));
+      const splits = Object.values(result.oracle.split);
+      const passed = splits.reduce((n, s) => n + s.passed, 0);
+      const unchecked = splits.reduce((n, s) => n + (s.unchecked ?? 0), 0);
+      const total = splits.reduce((n, s) => n + s.total, 0) - unchecked;
+      const sampled = splits.some((s) => s.of !== undefined);
       out.result(result, () =>
         [
           `${result.id}: ${result.tools.length} tools (${result.tools.join(', ')})`,
           `reset: ${result.reset}`,
           table([
-            ['SPLIT', 'ORACLE', 'UNCHECKED'],
-            ...Object.entries(result.oracle.split).map(([s, r]) => [s, r.total ? `${r.passed}/${r.total - (r.unchecked ?? 0)}` : '-', String(r.unchecked ?? 0)]),
+            ['SPLIT', 'ORACLE', 'UNCHECKED', 'REPLAYED'],
+            ...Object.entries(result.oracle.split).map(([s, r]) => [s, r.total ? `${r.passed}/${r.total - (r.unchecked ?? 0)}` : '-', String(r.unchecked ?? 0), r.of !== undefined ? `${r.total} of ${r.of}` : 'all']),
           ]),
           ...result.oracle.failures.map((f) => `  failed ${f.taskId}: ${f.reason}`),
-          `oracle ${passed}/${total} in ${(result.wallMs / 1000).toFixed(1)} s`,
+          `oracle ${passed}/${total} in ${(result.wallMs / 1000).toFixed(1)} s${sampled ? ` (${limit} per split, spread over it; --all replays every task)` : ''}`,
         ].join('\n'),
       );
       if (passed !== total) throw new CliError(`the gold replay failed on ${total - passed} of ${total} tasks`, EXIT.error);

@@ -95,10 +95,21 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
   }
 }
 
-/** `envace eval --policy oracle`: the env's expert on every task of a split (or the first `limit`). */
-export async function runOracle(env: ToolEnv, split: Split, opts: { limit?: number; seed?: number } = {}): Promise<OracleResult> {
+/** At most `n` of `items`, spread evenly from the first to (near) the last, in their order. */
+export function evenlySpaced<T>(items: readonly T[], n: number): T[] {
+  if (n >= items.length) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}
+
+/**
+ * `envace eval --policy oracle`: the env's expert on every task of a split, or on `limit` of them:
+ * the first ones, or with `spread` ones spread evenly over the split (`envs test`: a problem late in a
+ * long task file is still seen).
+ */
+export async function runOracle(env: ToolEnv, split: Split, opts: { limit?: number; spread?: boolean; seed?: number } = {}): Promise<OracleResult> {
   if (!env.expert) throw new OracleError(`environment '${env.id}' has no scripted expert`);
-  const refs = env.tasks(split).slice(0, opts.limit ?? Infinity);
+  const all = env.tasks(split);
+  const refs = opts.limit === undefined ? all : opts.spread ? evenlySpaced(all, opts.limit) : all.slice(0, opts.limit);
   const t0 = performance.now();
   const perTask: EpisodeResult[] = [];
   for (const ref of refs) {

@@ -32,9 +32,9 @@ export const envsHandlers: HandlerGroup<'envs.ids' | 'envs.list' | 'envs.get' | 
     await s.envs.remove(id);
     return { ok: true as const };
   },
-  'envs.test': async ({ id }) => {
+  'envs.test': async ({ id, limit }) => {
     if (!s.envs.test) throw new ContractError('not_available', 'this engine cannot test environments');
-    const result = await s.envs.test(id);
+    const result = await s.envs.test(id, limit);
     if (!result) throw new ContractError('not_found', `no environment "${id}"`);
     return result;
   },
