@@ -6,7 +6,9 @@ export type StoredEvaluation = EvalResult & { id: number; createdAt: number };
 export class EvaluationsRepo {
   constructor(private readonly db: Db) {}
 
-  insert(result: EvalResult, now = Date.now()): StoredEvaluation {
+  /** `memories` defaults to rehearse, as for results stored before it existed. */
+  insert(input: Omit<EvalResult, 'memories'> & Partial<Pick<EvalResult, 'memories'>>, now = Date.now()): StoredEvaluation {
+    const result: EvalResult = { memories: 'rehearse', ...input };
     const info = this.db
       .prepare('INSERT INTO evaluations (run_id, step, split, rehearsals, mode, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(result.runId, result.step, result.split, result.rehearsals, result.mode, JSON.stringify(result), now);
@@ -19,6 +21,10 @@ export class EvaluationsRepo {
         ? this.db.prepare('SELECT id, result, created_at FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?').all(limit)
         : this.db.prepare('SELECT id, result, created_at FROM evaluations WHERE run_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(runId, limit)
     ) as Array<{ id: number; result: string; created_at: number }>;
-    return rows.map((r) => ({ ...(JSON.parse(r.result) as EvalResult), id: r.id, createdAt: r.created_at }));
+    // Rows from before `memories` existed were fresh rehearsals (or none).
+    return rows.map((r) => {
+      const stored = JSON.parse(r.result) as Omit<EvalResult, 'memories'> & Partial<Pick<EvalResult, 'memories'>>;
+      return { ...stored, memories: stored.memories ?? 'rehearse', id: r.id, createdAt: r.created_at };
+    });
   }
 }
