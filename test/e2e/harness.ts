@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { patience } from '../helpers/patience';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,6 +115,8 @@ export async function openWorkbench(prefix: string): Promise<OpenWorkbench> {
   const server = await serve({ engine, staticDir });
   const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
+  // Playwright's 30 s per action and wait, stretched on a loaded machine like every other limit.
+  context.setDefaultTimeout(patience(30_000));
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(process.env.E2E_STACKS ? `${error.message}\n${error.stack}` : error.message));

@@ -9,6 +9,7 @@ import type { Engine } from '../../electron/engine/host';
 import type { RunningServer } from '../../electron/server';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { openWorkbench, shots, type OpenWorkbench } from './harness';
+import { patience } from '../helpers/patience';
 
 /**
  * Web mode over the engine as shipped: export a real checkpoint as a Hugging Face folder, and
@@ -48,7 +49,7 @@ describe('Export view', () => {
     await page.getByLabel('Hugging Face folder').check();
     await page.getByTestId('export-submit').click();
     const result = page.getByTestId('export-result').first();
-    await result.waitFor({ timeout: 60_000 });
+    await result.waitFor({ timeout: patience(60_000) });
 
     const outDir = path.join(home, 'exports', 'e2e-hf');
     expect(await result.getByTestId('export-folder').textContent()).toBe(outDir);
@@ -68,7 +69,7 @@ describe('Export view', () => {
     // The same folder again without "replace" is refused, in the engine's words, and nothing is added.
     await page.getByTestId('export-submit').click();
     const refusal = page.getByTestId('export-form').locator('.notice-error');
-    await refusal.waitFor({ timeout: 30_000 });
+    await refusal.waitFor({ timeout: patience(30_000) });
     expect(await refusal.textContent()).toContain('Not possible right now');
     expect((await api.call('exports.list', {})).items).toHaveLength(1);
   });
@@ -85,7 +86,7 @@ describe('Export view', () => {
     await page.getByTestId('export-folder-name').fill('e2e-gguf');
     await page.getByTestId('export-submit').click();
     const result = page.getByTestId('export-result').first();
-    await result.waitFor({ timeout: 60_000 });
+    await result.waitFor({ timeout: patience(60_000) });
 
     const [record] = (await api.call('exports.list', {})).items;
     expect(record).toMatchObject({ model: 'e2e-nano', runId: null, format: 'gguf', outDir: path.join(home, 'exports', 'e2e-gguf') });
@@ -99,7 +100,7 @@ describe('Export view', () => {
 });
 
 describe('New run from an imported model', () => {
-  it('picks the imported model from a list, pre-flights it and trains it to completion', { timeout: 120_000 }, async () => {
+  it('picks the imported model from a list, pre-flights it and trains it to completion', { timeout: patience(120_000) }, async () => {
     // e2e-nano was imported by the export test above.
     await page.goto(`${server.url}#/new`);
     // The env list arrives after the first paint; the field is a free-text input until then.
@@ -129,7 +130,7 @@ describe('New run from an imported model', () => {
     const run = (await api.call('runs.list', { search: 'from an imported model' })).items[0]!;
     expect(new URL(page.url()).hash).toBe(`#/dashboard?run=${run.id}`);
     expect(run.config.model).toEqual({ imported: 'e2e-nano' });
-    await expect.poll(async () => (await api.call('runs.get', { id: run.id })).status, { timeout: 100_000 }).toMatch(/completed|failed|cancelled/);
+    await expect.poll(async () => (await api.call('runs.get', { id: run.id })).status, { timeout: patience(100_000) }).toMatch(/completed|failed|cancelled/);
     expect(await api.call('runs.get', { id: run.id })).toMatchObject({ status: 'completed', error: null, currentStep: 2 });
   });
 });
@@ -161,12 +162,12 @@ describe('Environments: add an MCP server', () => {
     await form.getByTestId('mcp-task-file').fill(outside);
     await form.getByTestId('mcp-submit').click();
     const taskIssue = form.getByTestId('mcp-task-file').locator('xpath=ancestor::div[@class="mcp-field"]').locator('.knob-issue');
-    await expect.poll(() => taskIssue.textContent(), { timeout: 30_000 }).toContain(`must be inside ${home}`);
+    await expect.poll(() => taskIssue.textContent(), { timeout: patience(30_000) }).toContain(`must be inside ${home}`);
     await page.screenshot({ path: path.join(shots, 'environments-add-mcp-refused.png'), fullPage: true });
 
     await form.getByTestId('mcp-task-file').fill(taskFile);
     await form.getByTestId('mcp-submit').click();
-    await expect.poll(() => new URL(page.url()).hash, { timeout: 60_000 }).toBe('#/envs?id=fs-mcp');
+    await expect.poll(() => new URL(page.url()).hash, { timeout: patience(60_000) }).toBe('#/envs?id=fs-mcp');
     const detail = page.getByTestId('env-detail');
     await detail.waitFor();
     const env = await api.call('envs.get', { id: 'fs-mcp' });
@@ -178,7 +179,7 @@ describe('Environments: add an MCP server', () => {
     await toolConsole.getByTestId('console-tool').selectOption('read_text_file');
     await toolConsole.getByTestId('console-args').fill(JSON.stringify({ path: path.join(sandbox, 'notes.txt') }));
     await toolConsole.getByTestId('console-call').click();
-    await toolConsole.getByTestId('console-result').waitFor({ timeout: 30_000 });
+    await toolConsole.getByTestId('console-result').waitFor({ timeout: patience(30_000) });
     expect(await toolConsole.getByTestId('console-result').getAttribute('data-ok')).toBe('true');
     expect(await toolConsole.locator('.console-result pre').textContent()).toContain('rehearse before acting');
     await page.screenshot({ path: path.join(shots, 'environments-mcp.png'), fullPage: true });
@@ -190,7 +191,7 @@ describe('Environments: add an MCP server', () => {
     await form.getByTestId('mcp-task-file').fill(taskFile);
     await form.getByTestId('mcp-submit').click();
     const idIssue = form.getByTestId('mcp-id').locator('xpath=ancestor::div[@class="mcp-field"]').locator('.knob-issue');
-    await expect.poll(() => idIssue.textContent(), { timeout: 30_000 }).toContain('already exists');
+    await expect.poll(() => idIssue.textContent(), { timeout: patience(30_000) }).toContain('already exists');
     expect(pageErrors).toEqual([]);
   });
 });

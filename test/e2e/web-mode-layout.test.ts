@@ -9,6 +9,7 @@ import { inProcessClient } from '../../electron/engine/in-process';
 import { serve, type RunningServer } from '../../electron/server';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { ensureRendererBuilt, launchChromium, shots, staticDir } from './harness';
+import { patience } from '../helpers/patience';
 
 /**
  * Layouts that hold: every view at a desktop and a small window, over the built-in environments
@@ -79,7 +80,7 @@ async function expectNoHorizontalOverflow(page: Page, label: string): Promise<vo
 
 /** Waits until the view has nothing left saying "Loading …" (bounded: a view may keep probing). */
 async function settle(page: Page): Promise<void> {
-  await expect.poll(() => page.locator('main .loading').count(), { timeout: 60_000 }).toBe(0);
+  await expect.poll(() => page.locator('main .loading').count(), { timeout: patience(60_000) }).toBe(0);
 }
 
 async function shot(page: Page, name: string, fullPage = true): Promise<void> {
@@ -164,6 +165,7 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
 
   beforeAll(async () => {
     const context = await browser.newContext({ viewport: size, colorScheme: 'light' });
+    context.setDefaultTimeout(patience(30_000));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(server.url);
@@ -175,12 +177,12 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
 
   const views: Array<{ view: string; hash: () => string; ready: (p: Page) => Promise<unknown> }> = [
     { view: 'runs', hash: () => '#/runs', ready: (p) => p.getByTestId('runs-table').waitFor() },
-    { view: 'new-run', hash: () => '#/new', ready: (p) => p.locator('.knob').first().waitFor({ timeout: 90_000 }) },
+    { view: 'new-run', hash: () => '#/new', ready: (p) => p.locator('.knob').first().waitFor({ timeout: patience(90_000) }) },
     { view: 'dashboard', hash: () => `#/dashboard?run=${runId}`, ready: (p) => p.locator('[data-metric="reward"] canvas').waitFor() },
     { view: 'memory', hash: () => '#/memory', ready: (p) => p.getByRole('heading', { level: 1 }).waitFor() },
     { view: 'evaluate', hash: () => `#/evaluate?run=${runId}`, ready: (p) => p.getByRole('heading', { name: 'Results' }).waitFor() },
     { view: 'export', hash: () => `#/export?run=${runId}`, ready: (p) => p.getByTestId('export-run').waitFor() },
-    { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: 90_000 }) },
+    { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: patience(90_000) }) },
     { view: 'system', hash: () => '#/system', ready: (p) => p.getByRole('heading', { level: 1, name: 'System' }).waitFor() },
   ];
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkbench, shots, type OpenWorkbench } from './harness';
+import { patience } from '../helpers/patience';
 
 let wb: OpenWorkbench;
 beforeAll(async () => {
@@ -54,18 +55,18 @@ async function shoot(name: string): Promise<void> {
 }
 
 describe('a newcomer, from Quickstart to an exported agent', () => {
-  it('trains the quickstart recipe, inspects a rehearsed rollout against reality, and exports it', { timeout: 900_000 }, async () => {
+  it('trains the quickstart recipe, inspects a rehearsed rollout against reality, and exports it', { timeout: patience(900_000) }, async () => {
     const { page, api, server } = wb;
     await page.goto(server.url);
     await page.getByTestId('runs-empty').waitFor();
-    await page.getByTestId('quickstart-recipe').waitFor({ timeout: 60_000 });
+    await page.getByTestId('quickstart-recipe').waitFor({ timeout: patience(60_000) });
     await shoot('quickstart');
     // One click creates and starts the recipe and opens its Dashboard, which says what setup is doing.
     await page.getByTestId('quickstart').click();
     await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/dashboard\?run=/);
     const [run] = (await api.call('runs.list', {})).items;
     expect(run).toMatchObject({ algo: 'sft+envace', env: 'retail', model: expect.stringMatching(/tiny/) });
-    await page.getByTestId('run-phase').waitFor({ timeout: 60_000 });
+    await page.getByTestId('run-phase').waitFor({ timeout: patience(60_000) });
     await shoot('setup');
 
     // Training: the recipe's SFT warm start then envace, to the end.
@@ -109,7 +110,7 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     const detail = page.getByTestId('rollout-detail');
     await detail.waitFor();
     await detail.getByTestId('reality-check').click();
-    await detail.getByTestId('reality-summary').waitFor({ timeout: 120_000 });
+    await detail.getByTestId('reality-summary').waitFor({ timeout: patience(120_000) });
     const checked = await api.call('trajectories.get', { id: rehearsed!.id });
     if (checked.turns.some((t) => t.role === 'rehearse' && t.realText !== null)) await detail.getByTestId('reality-diff').first().waitFor();
     await shoot('reality-check');
@@ -120,7 +121,7 @@ describe('a newcomer, from Quickstart to an exported agent', () => {
     await page.getByTestId('export-folder-name').fill('newcomer-hf');
     await page.getByLabel('Hugging Face folder').check();
     await page.getByTestId('export-submit').click();
-    await page.getByTestId('export-result').first().waitFor({ timeout: 120_000 });
+    await page.getByTestId('export-result').first().waitFor({ timeout: patience(120_000) });
     expect(fs.existsSync(path.join(wb.home, 'exports', 'newcomer-hf', 'config.json'))).toBe(true);
     await shoot('export');
     expect(wb.pageErrors).toEqual([]);

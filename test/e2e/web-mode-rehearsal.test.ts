@@ -9,6 +9,7 @@ import { formatPercent } from '../../renderer/src/format/units';
 import { formatPoints } from '../../renderer/src/views/evaluate/eval-table';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { openWorkbench, shots, type OpenWorkbench } from './harness';
+import { patience } from '../helpers/patience';
 
 /**
  * Web mode with a real policy checkpoint (random weights, a real tokenizer) on the built-in mock
@@ -54,7 +55,7 @@ describe('rehearsal in web mode', () => {
     expect(await detail.getByTestId('reality-diff').count()).toBe(0);
     await detail.getByTestId('reality-check').click();
     const summary = detail.getByTestId('reality-summary');
-    await summary.waitFor({ timeout: 30_000 });
+    await summary.waitFor({ timeout: patience(30_000) });
 
     const stored = await api.call('trajectories.get', { id });
     const checked = stored.turns.find((t) => t.role === 'rehearse')!;
@@ -78,7 +79,7 @@ describe('rehearsal in web mode', () => {
     await form.getByTestId('rehearse-count').fill('2');
     await form.getByLabel('sequential').check();
     await form.getByTestId('rehearse-submit').click();
-    await expect.poll(() => new URL(page.url()).hash, { timeout: 60_000 }).toMatch(/^#\/memory\?id=\d+$/);
+    await expect.poll(() => new URL(page.url()).hash, { timeout: patience(60_000) }).toMatch(/^#\/memory\?id=\d+$/);
     const memoryId = Number(new URL(page.url()).hash.split('=')[1]);
     const built = await api.call('memories.get', { id: memoryId });
     expect(built).toMatchObject({ taskId: TASK, runId, source: 'rehearsal', version: 1 });
@@ -108,7 +109,7 @@ describe('rehearsal in web mode', () => {
     // Commit a real run with the edit: the outcome names v2 and its rollout carries the edited memory.
     await page.getByTestId('commit-submit').click();
     const outcome = page.getByTestId('commit-outcome');
-    await outcome.waitFor({ timeout: 60_000 });
+    await outcome.waitFor({ timeout: patience(60_000) });
     expect(await outcome.textContent()).toContain('Committed with v2');
     const commitRow = page.getByTestId('memory-commit-list').locator('tbody tr');
     await expect.poll(() => commitRow.count()).toBe(1);
@@ -131,7 +132,7 @@ describe('rehearsal in web mode', () => {
     await expect.poll(() => new URL(page.url()).hash).not.toBe(`#/memory?id=${editedId}`);
     await page.getByTestId('commit-submit').click();
     const cut = page.getByTestId('commit-memory-cut');
-    await cut.waitFor({ timeout: 60_000 });
+    await cut.waitFor({ timeout: patience(60_000) });
     const [, total, kept] = (await cut.textContent())!.match(/The memory is (\d+) tokens; the model's context left room for the last (\d+)/)!;
     expect(Number(kept)).toBeLessThan(Number(total));
   });
@@ -149,10 +150,10 @@ describe('rehearsal in web mode', () => {
     await form.getByTestId('eval-limit').fill('2');
     await form.getByTestId('eval-submit').click();
     const rows = page.getByTestId('eval-table').locator('tbody tr');
-    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: patience(60_000) }).toBe(1);
     await form.getByTestId('eval-rehearsals').fill('1');
     await form.getByTestId('eval-submit').click();
-    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: patience(60_000) }).toBe(2);
     // Until a setting has two checkpoints there is no line to draw.
     expect(await page.locator('[data-metric="eval-success"]').count()).toBe(0);
 
@@ -169,7 +170,7 @@ describe('rehearsal in web mode', () => {
     await form.getByTestId('eval-rehearsals').fill('0');
     await form.getByLabel('Checkpoint').selectOption('1');
     await form.getByTestId('eval-submit').click();
-    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: patience(60_000) }).toBe(3);
     const chart = page.locator('[data-metric="eval-success"] .line-chart');
     await expect.poll(() => chart.getAttribute('aria-label')).toBe('success by step, held-out · 1 parallel rehearsal, memory in the prompt: 1 points; held-out · no rehearsal: 2 points');
     await page.screenshot({ path: path.join(shots, 'evaluate.png'), fullPage: true });

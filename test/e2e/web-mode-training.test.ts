@@ -8,6 +8,7 @@ import { createEngine, type Engine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
 import { serve, type RunningServer } from '../../electron/server';
 import { ensureRendererBuilt, launchChromium, shots, staticDir } from './harness';
+import { patience } from '../helpers/patience';
 
 /**
  * Web mode over the engine as shipped: the built-in environment registry and real training
@@ -22,6 +23,7 @@ beforeAll(async () => {
   fs.mkdirSync(shots, { recursive: true });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
+  context.setDefaultTimeout(patience(30_000));
 });
 
 afterAll(async () => {
@@ -71,7 +73,7 @@ describe('web mode over the built-in environment registry', () => {
     await envPage.close();
   });
 
-  it('starts a run from the table, shows its curves growing live, then its rollouts', { timeout: 120_000 }, async () => {
+  it('starts a run from the table, shows its curves growing live, then its rollouts', { timeout: patience(120_000) }, async () => {
     // Small enough to train in seconds on a CPU: the tiny preset, two rollouts of one task per step.
     const config = { env: 'mock', name: 'e2e training', algo: 'grpo-real' as const, model: { preset: 'tiny' as const }, steps: 3, checkpointEvery: 1, rollout: { k: 2, tasksPerStep: 1, maxTurns: 2, maxTokensPerTurn: 16, toolSchemas: 'none' as const } };
     const run = await realApi.call('runs.create', { config });
@@ -81,10 +83,10 @@ describe('web mode over the built-in environment registry', () => {
     await runPage.locator(`tr[data-run-id="${run.id}"]`).getByRole('link', { name: 'e2e training', exact: true }).click();
 
     const reward = runPage.locator('[data-metric="reward"] .line-chart');
-    const points = async () => Number(/(\d+) points$/.exec((await reward.getAttribute('aria-label', { timeout: 60_000 })) ?? '')?.[1] ?? 0);
+    const points = async () => Number(/(\d+) points$/.exec((await reward.getAttribute('aria-label', { timeout: patience(60_000) })) ?? '')?.[1] ?? 0);
     // Opened right after Start, so the points arrive as run.metrics events while it trains.
-    await expect.poll(points, { timeout: 90_000 }).toBe(3);
-    await expect.poll(() => runPage.locator('.run-header .badge').textContent(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(points, { timeout: patience(90_000) }).toBe(3);
+    await expect.poll(() => runPage.locator('.run-header .badge').textContent(), { timeout: patience(30_000) }).toBe('completed');
     const stored = await realApi.call('metrics.query', { runId: run.id, keys: ['reward'] });
     expect(stored.series[0]!.steps).toEqual([1, 2, 3]);
     await runPage.screenshot({ path: path.join(shots, 'dashboard-training.png'), fullPage: true });
@@ -108,7 +110,7 @@ describe('web mode over the built-in environment registry', () => {
     await dialog.getByRole('button', { name: 'Fork and train' }).click();
     await expect.poll(() => new URL(runPage.url()).hash).toMatch(/^#\/dashboard\?run=/);
     const childId = new URLSearchParams(new URL(runPage.url()).hash.split('?')[1]).get('run')!;
-    await expect.poll(() => runPage.locator('.run-header .badge').textContent(), { timeout: 60_000 }).toBe('completed');
+    await expect.poll(() => runPage.locator('.run-header .badge').textContent(), { timeout: patience(60_000) }).toBe('completed');
     const child = await realApi.call('runs.get', { id: childId });
     expect(child).toMatchObject({ parentRunId: run.id, parentStep: 1, name: 'e2e training ⑂ step 1', status: 'completed' });
     expect((await realApi.call('metrics.query', { runId: childId, keys: ['reward'] })).series[0]!.steps).toEqual([2, 3]);

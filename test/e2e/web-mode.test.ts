@@ -9,6 +9,7 @@ import { inProcessClient } from '../../electron/engine/in-process';
 import { JobCancelled } from '../../electron/engine/jobs/queue';
 import { serve, type RunningServer } from '../../electron/server';
 import { ensureRendererBuilt, fixtureCatalog, launchChromium, shots, staticDir } from './harness';
+import { patience } from '../helpers/patience';
 
 /**
  * Web mode end to end: the built renderer served by `serve()`, driven in Debian's Chromium
@@ -40,6 +41,7 @@ beforeAll(async () => {
   server = await serve({ engine, staticDir });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
+  context.setDefaultTimeout(patience(30_000));
   page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
 });
@@ -76,7 +78,7 @@ describe('web mode in Chromium', () => {
     expect(stored.items[0]!.algo).toBe('sft+envace');
     expect(new URL(page.url()).hash).toBe(`#/dashboard?run=${stored.items[0]!.id}`);
     // Started, not only stored: the fixture world cannot train, so it ends failed, saying why.
-    await expect.poll(async () => (await api.call('runs.get', { id: stored.items[0]!.id })).status, { timeout: 60_000 }).toBe('failed');
+    await expect.poll(async () => (await api.call('runs.get', { id: stored.items[0]!.id })).status, { timeout: patience(60_000) }).toBe('failed');
     await page.getByTestId('run-failure').waitFor();
     await page.goto(server.url);
     const row = page.getByTestId('runs-table').locator('tbody tr');
@@ -392,7 +394,7 @@ describe('web mode in Chromium', () => {
     // A run created while the page was disconnected shows once the socket is back (queries rerun).
     const missed = await api.call('runs.create', { config: { env: 'fixture-shop', name: 'created while away' } });
     server = await serve({ engine, staticDir, port, token });
-    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 10_000 });
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: patience(10_000) });
     await page.locator(`tr[data-run-id="${missed.id}"]`).waitFor();
   });
 

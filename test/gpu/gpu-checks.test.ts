@@ -4,13 +4,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { detectGpu } from '../../electron/engine/gpu-setup';
+import { patience } from '../helpers/patience';
 
 const run = promisify(execFile);
 const script = path.join(import.meta.dirname, 'run.sh');
 
 async function checks(...args: string[]) {
   try {
-    const { stdout } = await run(script, args, { timeout: 300_000 });
+    const { stdout } = await run(script, args, { timeout: patience(300_000) });
     return { code: 0, stdout };
   } catch (error) {
     const e = error as { code: number; stdout: string };

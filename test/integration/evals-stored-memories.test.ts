@@ -7,6 +7,7 @@ import { createEngine, type Engine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 let home: string;
 let engine: Engine;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   api = inProcessClient(engine);
   const rollout = { maxTurns: 2, maxTokensPerTurn: 12, maxObservationTokens: 24, k: 2, toolSchemas: 'none' as const };
   ({ runId } = await seedCheckpointedRun(engine, { env: 'mock', model: { preset: 'nano' }, rollout }, ['create a task for the user', 'get_users']));
-}, 120_000);
+}, patience(120_000));
 
 afterAll(async () => {
   await engine?.close();
@@ -47,5 +48,5 @@ describe('evals.run with stored memories', () => {
     expect(plain.turns.some((t) => t.role === 'memory')).toBe(false);
     // Stored with the result: its setting says where the memories came from.
     expect((await api.call('evals.list', { runId })).items.at(-1)).toMatchObject({ memories: 'stored' });
-  }, 120_000);
+  }, patience(120_000));
 });

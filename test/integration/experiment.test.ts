@@ -8,6 +8,7 @@ import { summarize } from '../../electron/engine/experiment/report';
 import { type ExperimentProgress, type ExperimentResult, runExperiment } from '../../electron/engine/experiment/runner';
 import { SUITES, type Suite } from '../../electron/engine/experiment/suite';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 // Micro suite: one env, one seed, three rows, a few steps — the whole path through the engine.
 const quickEnv = SUITES.quick.envs[0];
@@ -37,7 +38,7 @@ beforeAll(async () => {
   engine = createEngine({ home });
   api = inProcessClient(engine);
   result = await runExperiment(api, micro, { onProgress: (p) => progress.push(p) });
-}, 180_000);
+}, patience(180_000));
 
 afterAll(async () => {
   await engine.close();

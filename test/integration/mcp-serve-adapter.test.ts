@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastJson, runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-mcp-adapter-');
@@ -70,7 +71,7 @@ describe('retail over MCP, registered back as an MCP environment', () => {
       .map((l) => JSON.parse(l) as { id: string; split?: string; gold: { calls: Array<{ name: string; arguments: Record<string, unknown> }>; answer: string } })
       .filter((t) => (t.split ?? 'train') === 'train');
     const client = new Client({ name: 'reserve-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--env', 'memory', '--home', memoryHome], stderr: 'pipe' }), { timeout: 60_000 });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--env', 'memory', '--home', memoryHome], stderr: 'pipe' }), { timeout: patience(60_000) });
     try {
       for (const task of lines) {
         expect((await client.callTool({ name: 'start_task', arguments: { task_id: task.id } })).isError, task.id).toBeFalsy();

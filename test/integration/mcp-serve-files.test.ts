@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-mcp-files-');
@@ -50,7 +51,7 @@ describe('files served over MCP', () => {
   it('two concurrent episodes keep their own sandbox, and closing the client stops every server', async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--env', 'files', '--split', 'heldout', '--home', home], stderr: 'pipe' });
     const client = new Client({ name: 'files-test', version: '1.0.0' });
-    await client.connect(transport, { timeout: 60_000 });
+    await client.connect(transport, { timeout: patience(60_000) });
     const servePid = transport.pid!;
     let servers: number[] = [];
     try {

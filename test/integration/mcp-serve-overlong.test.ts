@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_STDIO_MESSAGE_BYTES } from '../../electron/engine/mcp-serve/stdio-lines';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-mcp-overlong-');
@@ -21,13 +22,13 @@ describe('envace mcp serve --stdio with an over-long message', () => {
     const client = new Client({ name: 'overlong-test', version: '1.0.0' });
     let closed = false;
     client.onclose = () => (closed = true);
-    await client.connect(transport, { timeout: 60_000 });
+    await client.connect(transport, { timeout: patience(60_000) });
     try {
       const started = (await client.callTool({ name: 'start_task', arguments: {} })) as { isError?: boolean };
       expect(started.isError).not.toBe(true);
 
       const t0 = Date.now();
-      const huge = client.callTool({ name: 'list_tasks', arguments: { split: 'x'.repeat(MAX_STDIO_MESSAGE_BYTES + 1024) } }, undefined, { timeout: 30_000 });
+      const huge = client.callTool({ name: 'list_tasks', arguments: { split: 'x'.repeat(MAX_STDIO_MESSAGE_BYTES + 1024) } }, undefined, { timeout: patience(30_000) });
       await expect(huge).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/message too large: \d+ bytes .*10485760-byte limit/) });
       expect(Date.now() - t0, 'answered, not timed out').toBeLessThan(20_000);
       expect(stderr).toMatch(/envace: mcp: message too large: \d+ bytes.*answered request \d+ with an error; still serving/);
@@ -41,5 +42,5 @@ describe('envace mcp serve --stdio with an over-long message', () => {
     } finally {
       await client.close();
     }
-  }, 120_000);
+  }, patience(120_000));
 });

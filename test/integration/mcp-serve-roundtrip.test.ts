@@ -13,6 +13,7 @@ import { getEnv } from '../../electron/engine/envs/registry';
 import type { Task, ToolEnv } from '../../electron/engine/envs/types';
 import { runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/envace.mjs');
 const home = tempHome('envace-mcp-serve-');
@@ -36,7 +37,7 @@ async function call(client: Client, name: string, args: Json = {}): Promise<Tool
 function stdioClient(envId: string): Promise<Client> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--env', envId, '--split', 'heldout', '--home', home], stderr: 'pipe' });
   const client = new Client({ name: 'roundtrip-test', version: '1.0.0' });
-  return client.connect(transport, { timeout: 60_000 }).then(() => client);
+  return client.connect(transport, { timeout: patience(60_000) }).then(() => client);
 }
 
 interface HttpServer {
@@ -61,7 +62,7 @@ function httpServer(envId: string): Promise<HttpServer> {
 
 async function httpClient(url: string): Promise<Client> {
   const client = new Client({ name: 'roundtrip-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: 30_000 });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: patience(30_000) });
   return client;
 }
 

@@ -10,6 +10,7 @@ import { checkpointsToPrune } from '../../electron/engine/training';
 import { checkpointBytesEstimate } from '../../electron/engine/preflight-training';
 import { preset } from '../../native-models/presets';
 import { settledRun, tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 describe('checkpointsToPrune', () => {
   const records = (successes: Array<number | null>) => successes.map((heldoutSuccess, i) => ({ step: i + 1, heldoutSuccess }));
@@ -98,7 +99,7 @@ describe('checkpoint retention in a training run', () => {
     // Step 0 is the untrained baseline, which has no checkpoint to keep.
     const best = success.filter((p) => p[0] > 0).reduce((b, p) => (p[1] > b[1] ? p : b))[0];
     expectedKept = [...new Set([best, 5, 6])].sort((a, b) => a - b);
-  }, 240_000);
+  }, patience(240_000));
 
   afterAll(async () => {
     await engine?.close();
@@ -139,7 +140,7 @@ describe('checkpoint retention in a training run', () => {
     expect(chain.status, chain.error ?? '').toBe('completed');
     expect(chain.checkpoints.map((c) => c.step)).toEqual([3, 5]);
     expect(onDisk(home, chain.id)).toEqual([3, 5]);
-  }, 240_000);
+  }, patience(240_000));
 
   it('resumes exactly from a kept checkpoint that is not the last (a fork from it repeats the run)', async () => {
     const from = expectedKept[0];
@@ -152,5 +153,5 @@ describe('checkpoint retention in a training run', () => {
       if (after.length) expect(forked.get(key), key).toEqual(after);
     }
     expect(forked.get('loss')!.length).toBe(6 - from);
-  }, 240_000);
+  }, patience(240_000));
 });

@@ -16,6 +16,7 @@ import { SPECIAL_TOKENS } from '../../../native-models/tokenizer';
 import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';
 import { getEnv } from '../../../electron/engine/envs/registry';
 import { envOptions } from '../../../electron/engine/algorithms/env-options';
+import { patience } from '../../helpers/patience';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-imported-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -66,7 +67,7 @@ beforeAll(async () => {
   const hfDir = join(root, 'pretrained-nano');
   exportHfFolder(hfDir, { shape: hfShapeFromConfig(config), weights: hfWeightsFromParams(config, initParams(config, 9, 0.05)), tokenizer, modelCard: '# pretrained\n' });
   await importModel({ hfDir, modelsDir });
-}, 120_000);
+}, patience(120_000));
 
 describe('a run that starts from an imported model', () => {
   it('adds the role markers its tokenizer lacks, each on a new row seeded from its word, and keeps every pretrained row', async () => {
@@ -127,7 +128,7 @@ describe('a run that starts from an imported model', () => {
       seed: 0,
     });
     expect(evaluated.tasks).toBe(2);
-  }, 300_000);
+  }, patience(300_000));
 
   it('trains rank-4 LoRA adapters on the frozen import: the checkpoint is whole, resumes, and exports merged', async () => {
     const runDir = join(root, 'lora-run');
@@ -159,7 +160,7 @@ describe('a run that starts from an imported model', () => {
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { vocab_size: number };
     expect(config.vocab_size).toBe(vocab + SPECIAL_TOKENS.length);
     expect(JSON.parse(readFileSync(join(out, 'tokenizer.json'), 'utf8')).added_tokens.map((t: { content: string }) => t.content)).toEqual(expect.arrayContaining([...SPECIAL_TOKENS]));
-  }, 300_000);
+  }, patience(300_000));
 
   it('refuses adapters on a from-scratch preset and counts adapter-only optimiser state', async () => {
     const onPreset = RunConfig.parse({ ...base, model: { preset: 'nano' }, lora: { rank: 4 } });

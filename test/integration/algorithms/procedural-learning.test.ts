@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { runTraining, type StepResult } from '../../../electron/engine/algorithms/train';
+import { patience } from '../../helpers/patience';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-procedural-learning-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -45,7 +46,7 @@ async function heldoutBeforeAfter(steps: number) {
 }
 
 describe('learning to copy from the context', () => {
-  it('SFT on procedural look-ups lifts held-out success (new entities only) clearly above the untrained model', { timeout: 900_000 }, async () => {
+  it('SFT on procedural look-ups lifts held-out success (new entities only) clearly above the untrained model', { timeout: patience(900_000) }, async () => {
     const { untrained, trained } = await heldoutBeforeAfter(600);
     console.log(`procedural retail look-ups, nano: held-out success ${(untrained.success * 100).toFixed(0)}% untrained → ${(trained.success * 100).toFixed(0)}% after 600 steps; invalid actions ${(untrained.invalid * 100).toFixed(0)}% → ${(trained.invalid * 100).toFixed(0)}%`);
     // Measured here: 0 % → 10 % success, 100 % → 27 % invalid actions. The bounds leave room for a

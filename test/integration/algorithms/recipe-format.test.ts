@@ -13,6 +13,7 @@ import { RunConfig } from '../../../electron/contract';
 import { runTraining, type StepResult } from '../../../electron/engine/algorithms/train';
 import { closeEnvs } from '../../../electron/engine/envs/registry';
 import { recommendedRecipe } from '../../../electron/engine/recipes';
+import { patience } from '../../helpers/patience';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-recipe-format-'));
 afterAll(async () => {
@@ -43,7 +44,7 @@ async function invalidBeforeAfter(env: string, steps: number, preset: 'nano' | '
 
 describe('recipes that train', () => {
   for (const env of ['retail', 'household', 'mock']) {
-    it(`${env}/nano: 150 SFT steps of the recipe cut the held-out format-error rate`, { timeout: 600_000 }, async () => {
+    it(`${env}/nano: 150 SFT steps of the recipe cut the held-out format-error rate`, { timeout: patience(600_000) }, async () => {
       const { untrained, trained } = await invalidBeforeAfter(env, 150);
       console.log(`${env}/nano recipe: held-out invalid actions ${(untrained * 100).toFixed(0)}% untrained → ${(trained * 100).toFixed(0)}% after 150 steps`);
       expect(trained).toBeLessThan(untrained - 0.25);
@@ -52,7 +53,7 @@ describe('recipes that train', () => {
 
   // The recipe's shape and knobs; 400 training worlds instead of 8,000 only to keep the recording of
   // demonstrations and the tokenizer short (a 100-step run sees 800 demonstrations either way).
-  it('retail/tiny: 100 SFT steps of the recipe cut the held-out format-error rate', { timeout: 600_000 }, async () => {
+  it('retail/tiny: 100 SFT steps of the recipe cut the held-out format-error rate', { timeout: patience(600_000) }, async () => {
     const { untrained, trained } = await invalidBeforeAfter('retail', 100, 'tiny', { trainTasks: 400 });
     console.log(`retail/tiny recipe: held-out invalid actions ${(untrained * 100).toFixed(0)}% untrained → ${(trained * 100).toFixed(0)}% after 100 steps`);
     expect(trained).toBeLessThan(untrained - 0.25);

@@ -5,6 +5,7 @@ import { RunConfig } from '../../../electron/contract';
 import fs from 'node:fs';
 import { createEngine } from '../../../electron/engine/host';
 import { tempHome, testEngine } from '../../helpers/engine';
+import { patience } from '../../helpers/patience';
 
 const { engine, cleanup } = testEngine();
 // The export needs a real environment to train on: an engine with the real catalog.
@@ -35,5 +36,5 @@ describe('engine input errors', () => {
     expect(store.runs.get(id)!.status).toBe('completed');
     const answer = await real.dispatch('exports.create', { source: { run: id }, format: 'hf', outDir: '/proc/envace-export' }, { transport: 'in-process' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/^cannot write the export to \/proc\/envace-export \(E[A-Z]+: /) } });
-  }, 120_000);
+  }, patience(120_000));
 });

@@ -7,6 +7,7 @@ import { createEngine, type Engine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';
 import { seedCheckpointedRun } from '../../helpers/checkpoint';
 import { settledRun, tempHome } from '../../helpers/engine';
+import { patience } from '../../helpers/patience';
 
 // kill -9 of an engine at an exact point inside a write (ENVACE_TEST_PAUSE_AT, pause-point.ts), then
 // a fresh engine on the same home: it must start cleanly and show only complete work.
@@ -92,7 +93,7 @@ describe('kill -9 during a checkpoint write', () => {
       expect(done.checkpoints.map((c) => c.step)).toEqual([2, 4]);
     });
     expect(fs.readdirSync(checkpoints).sort(), 'no leftover of the killed write').toEqual(['step-2', 'step-4']);
-  }, 120_000);
+  }, patience(120_000));
 });
 
 describe('kill -9 during an export', () => {
@@ -109,7 +110,7 @@ describe('kill -9 during an export', () => {
       expect(fs.readdirSync(exportsDir)).toEqual([path.basename(record.outDir)]);
       for (const f of record.files) expect(fs.statSync(path.join(record.outDir, f.name)).size).toBe(f.bytes);
     });
-  }, 120_000);
+  }, patience(120_000));
 });
 
 describe('kill -9 during a memory commit', () => {
@@ -129,5 +130,5 @@ describe('kill -9 during a memory commit', () => {
       expect((await commits()).map((r) => r.id)).toEqual([outcome.rolloutId]);
       expect((await api.call('trajectories.get', { id: outcome.rolloutId })).turns.length).toBeGreaterThan(0);
     });
-  }, 120_000);
+  }, patience(120_000));
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../../helpers/engine';
+import { patience } from '../../helpers/patience';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -34,5 +35,5 @@ describe('a training run and an episode of the files env write only under the da
     expect(/sandbox (\S+)/.exec(output)?.[1]).toMatch(new RegExp(`^${fs.realpathSync(home)}/tmp/files/`));
     expect(listAll(home).length, 'the run wrote its data home').toBeGreaterThan(0);
     expect([...listAll(userHome), ...listAll(cache), ...listAll(tmp)]).toEqual([]);
-  }, 120_000);
+  }, patience(120_000));
 });

@@ -12,6 +12,7 @@ import { envOptions } from '../../../electron/engine/algorithms/env-options';
 import { getEnv } from '../../../electron/engine/envs/registry';
 import { hfShapeFromConfig, hfWeightsFromParams, importModel } from '../../../electron/engine/models';
 import { PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, resolveConfig, trainBpe } from '../../../native-models';
+import { patience } from '../../helpers/patience';
 
 const run = (config: RunConfigInput) => preflight(RunConfig.parse(config));
 const failed = (r: Awaited<ReturnType<typeof run>>) => r.checks.filter((c) => !c.ok);
@@ -48,21 +49,21 @@ describe('pre-flight refuses what would fail a run at step 0, naming the knob', 
     expect(demos.detail).toMatch(/^no expert demonstration of retail fits the model's context of 256 tokens: the shortest prompt and first act take \d+/);
     for (const knob of ["rollout.toolSchemas 'compact' → 'none'", 'rollout.maxObservationTokens (now 256)', 'a preset with a longer context']) expect(demos.detail).toContain(knob);
     expect(r.checks.find((c) => c.name === 'context')).toMatchObject({ ok: false, detail: expect.stringMatching(/task prompts do not fit the model's context of 256 tokens/) });
-  }, 60_000);
+  }, patience(60_000));
 
   it('the same env and model with the knobs that fit passes, and says how it counted', async () => {
     const r = await run(fits);
     expect(failed(r)).toEqual([]);
     expect(r.checks.find((c) => c.name === 'demonstrations fit')?.detail).toMatch(/^\d+ of \d+ demonstrations fit the context of 256 tokens.*byte-level BPE \(\d+ ids\)/);
     expect(r.checks.find((c) => c.name === 'context')?.ok).toBe(true);
-  }, 60_000);
+  }, patience(60_000));
 
   it('a demonstration budget too short to record them all counts on an even sample and says so', async () => {
     const r = await run({ ...fits, worldSize: 8 });
     const sampled = await preflight(RunConfig.parse({ ...fits, worldSize: 8 }), undefined, { demoBudgetMs: 0 });
     expect(sampled.checks.find((c) => c.name === 'demonstrations fit')?.detail).toMatch(/trained on 4 of the \d+ demonstrations/);
     expect(r.checks.find((c) => c.name === 'demonstrations fit')?.detail).not.toMatch(/ of the \d+ demonstrations/);
-  }, 60_000);
+  }, patience(60_000));
 });
 
 // Pre-flight runs on the engine's main thread, which must not load the model stack, so it restates
@@ -92,7 +93,7 @@ describe('format budget (a heuristic caution, not a refusal)', () => {
     expect(short.checks.find((c) => c.name === 'format budget')).toMatchObject({ ok: true, warning: true, detail: expect.stringContaining('raise sft.steps') });
     expect((await run({ ...fits, sft: { steps: FORMAT_SFT_STEPS.nano } })).checks.find((c) => c.name === 'format budget')).toBeUndefined();
     expect((await run({ ...fits, algo: 'sft', steps: 20 })).checks.find((c) => c.name === 'format budget')?.detail).toContain('raise steps');
-  }, 60_000);
+  }, patience(60_000));
 });
 
 describe('time and disk estimate', () => {
@@ -122,7 +123,7 @@ describe('time and disk estimate', () => {
     // 100 SFT steps of 4 rows of at most 256 tokens at 5,700 tokens/s, plus 4 short RL steps: seconds, not hours.
     expect(e.seconds!).toBeGreaterThan(2);
     expect(e.seconds!).toBeLessThan(60);
-  }, 60_000);
+  }, patience(60_000));
 
   it('leaves time unestimated when the stages are refused', async () => {
     expect((await run({ ...fits, sft: { steps: 0 } })).estimate).toMatchObject({ seconds: null, secondsBasis: expect.stringContaining('no estimate') });
@@ -142,7 +143,7 @@ describe('an imported model’s context', () => {
     const hfDir = join(root, 'short-context');
     exportHfFolder(hfDir, { shape: hfShapeFromConfig(config), weights: hfWeightsFromParams(config, initParams(config, 9, 0.05)), tokenizer, modelCard: '# short\n' });
     await importModel({ hfDir, modelsDir: join(root, 'models') });
-  }, 120_000);
+  }, patience(120_000));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('is counted with the model’s own tokenizer and refused when the prompts do not fit, naming the model', async () => {
@@ -155,5 +156,5 @@ describe('an imported model’s context', () => {
     // No format caution for a pretrained model, and its size scales the time estimate.
     expect(r.checks.find((c) => c.name === 'format budget')).toBeUndefined();
     expect(r.estimate!.secondsBasis).toMatch(/small's bench figures scaled to 0\.\dM parameters/);
-  }, 60_000);
+  }, patience(60_000));
 });

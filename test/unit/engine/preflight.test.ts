@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countParams, preset } from '../../../native-models';
 import { preflight, trainingMemoryEstimate } from '../../../electron/engine/preflight';
 import { RunConfig } from '../../../electron/contract';
+import { patience } from '../../helpers/patience';
 
 describe('trainingMemoryEstimate', () => {
   it('counts weights, gradients and both AdamW moments, plus one micro-batch of activations', () => {
@@ -27,7 +28,7 @@ describe('preflight', () => {
     const embedding = await preflight(RunConfig.parse({ ...base, rwml: { similarity: 'embedding' } }));
     expect(embedding.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['rwml']);
     expect((await preflight(RunConfig.parse(base))).ok).toBe(true);
-  }, 30_000);
+  }, patience(30_000));
 
   it('cautions on the mock env on nano with the default knobs: two of its task prompts overflow the context', async () => {
     const r = await preflight(RunConfig.parse({ env: 'mock', model: { preset: 'nano' }, algo: 'rwml' }));

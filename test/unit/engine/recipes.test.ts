@@ -7,6 +7,7 @@ import { createEngine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';
 import { tempHome } from '../../helpers/engine';
 import fs from 'node:fs';
+import { patience } from '../../helpers/patience';
 
 const ENVS = ['retail', 'household', 'files', 'mock', 'tau-retail', 'tau2-telecom', 'bfcl', 'my-mcp-server'];
 
@@ -74,5 +75,5 @@ describe('recommended recipes', () => {
       await engine.close();
       fs.rmSync(home, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, patience(180_000));
 });

@@ -3,6 +3,7 @@ import { ContractError, type RunConfigInput, type WorkbenchApi } from '../../../
 import type { Cell, EvalCell, RunCell } from '../../../../electron/engine/experiment/cells';
 import { ExperimentCancelled, type ExperimentProgress, runExperiment } from '../../../../electron/engine/experiment/runner';
 import { SUITES, type Suite } from '../../../../electron/engine/experiment/suite';
+import { patience } from '../../../helpers/patience';
 
 /**
  * A scripted stand-in for the engine's contract: runs "train" by emitting progress and a final
@@ -50,7 +51,7 @@ function fakeApi(
             for (let step = 1; step <= totalSteps; step++)
               emit('run.progress', { runId: id, step, totalSteps, fraction: step / totalSteps, etaMs: null, phase: 'train' });
             if (outcome !== 'hold') emit('run.status', { runId: id, status: outcome, error: runs.get(id)!.error });
-          }, 0);
+          }, patience(0));
           return { id, totalSteps };
         }
         case 'runs.cancel':

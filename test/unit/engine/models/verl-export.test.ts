@@ -19,6 +19,7 @@ import { flattenKeys, type YamlValue } from '../../../../electron/engine/models/
 import { openDatabase, Store } from '../../../../electron/engine/store';
 import { migrations } from '../../../../electron/engine/store/migrations';
 import { nanoConfig, randomWeights, smallTokenizer, tempDirs } from './fixtures';
+import { patience } from '../../../helpers/patience';
 
 const PYTHON = '/usr/bin/python3';
 const KEYS = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/verl/config-keys.json'), 'utf8')) as {
@@ -63,7 +64,7 @@ beforeAll(async () => {
   out = join(tmp.make('envace-verl-'), 'retail-verl');
   const res = await exportModel({ config: model, weights: randomWeights(model, 3), tokenizer: smallTokenizer(), format: 'verl', outDir: out, verl, card: { run: 'retail-envace', method: 'envace', metrics: {} } });
   files = res.files.map((f) => f.name);
-}, 120_000);
+}, patience(120_000));
 
 describe('verl export: one folder (golden)', () => {
   it('writes the data, configs, reward function, README and the HF weights in model/', () => {
