@@ -311,7 +311,12 @@ export function timeEstimate(
     const trained = Math.min(model.maxSeqLen, prompt + r.maxTurns * (r.maxTokensPerTurn + r.maxObservationTokens));
     seconds += steps * ((rows * generated) / decode + (rows * trained * config.optim.ppoEpochs) / train);
   }
-  if (config.evalEvery > 0) seconds += (Math.floor(plannedSteps(config) / config.evalEvery) * heldoutTasks * Math.min(room, r.maxTurns * r.maxTokensPerTurn)) / decode;
+  if (config.evalEvery > 0) {
+    // Before the first step, every evalEvery steps, and at the last when it is not a multiple (context.ts).
+    const total = plannedSteps(config);
+    const evaluations = 1 + Math.floor(total / config.evalEvery) + (total % config.evalEvery === 0 ? 0 : 1);
+    seconds += (evaluations * heldoutTasks * Math.min(room, r.maxTurns * r.maxTokensPerTurn)) / decode;
+  }
   const where = name ? `${name}'s bench figures` : `small's bench figures scaled to ${(params / 1e6).toFixed(1)}M parameters`;
   return {
     seconds: Math.round(seconds),
