@@ -36,11 +36,14 @@ export function registerModels(program: Command): void {
     .option('--out <dir>', 'destination folder (default: a new folder under the data home exports/)')
     .option('--gguf-dtype <dtype>', 'f32 | f16', 'f16')
     .option('--force', 'replace an earlier export in --out')
+    .option('--base', 'lora: always write the base the adapter applies to in base/ (default: where training grew its vocabulary)')
+    .option('--no-base', 'lora: never write the base (an earlier export of the run has it); adapter_config.json names the imported model')
     .action(
-      act<CommonOptions & { run?: string; step?: string; model?: string; format: string; out?: string; ggufDtype: string; force?: boolean }>(async (_args, opts, out) => {
+      act<CommonOptions & { run?: string; step?: string; model?: string; format: string; out?: string; ggufDtype: string; force?: boolean; base?: boolean }>(async (_args, opts, out) => {
         if (Boolean(opts.run) === Boolean(opts.model)) throw new CliError('give exactly one of --run ID or --model NAME', EXIT.usage);
         const format = ExportFormat.safeParse(opts.format);
         if (!format.success) throw new CliError(`--format must be one of ${ExportFormat.options.join(', ')}`, EXIT.usage);
+        if (opts.base !== undefined && format.data !== 'lora') throw new CliError(`--base and --no-base are for --format lora (the base a LoRA adapter applies to)`, EXIT.usage);
         if (opts.ggufDtype !== 'f32' && opts.ggufDtype !== 'f16') throw new CliError('--gguf-dtype must be f32 or f16', EXIT.usage);
         const step = opts.step === undefined ? undefined : Number(opts.step);
         if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step', EXIT.usage);
@@ -51,9 +54,11 @@ export function registerModels(program: Command): void {
             outDir: opts.out,
             ggufDtype: opts.ggufDtype as 'f32' | 'f16',
             force: Boolean(opts.force),
+            loraBase: opts.base === undefined ? 'auto' : opts.base ? 'include' : 'omit',
           }),
         );
-        out.result(record, () => [`wrote ${record.outDir}`, ...record.files.map((f) => `  ${f.name.padEnd(28)} ${size(f.bytes)}`), '', record.loadSnippet].join('\n'));
+        const notes = record.notes?.length ? ['', ...record.notes] : [];
+        out.result(record, () => [`wrote ${record.outDir}`, ...record.files.map((f) => `  ${f.name.padEnd(28)} ${size(f.bytes)}`), ...notes, '', record.loadSnippet].join('\n'));
       }),
     );
 }

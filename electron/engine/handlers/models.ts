@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { ContractError, type ExportFormat, type ModelSummary } from '../../contract';
-import type { ExportOptions, ModelCard, ModelEntry } from '../models';
+import { readFileSync } from 'node:fs';
+import { ContractError, LORA_FROM_MODEL, type ExportFormat, type LoraBaseChoice, type ModelSummary, type Run, loraExportProblem } from '../../contract';
+import type { ExportOptions, LoraBaseOptions, ModelCard, ModelEntry } from '../models';
 
 // Loaded on first use: the model I/O pulls in the whole model stack (ONNX Runtime included),
 // which the engine's start-up and the CLI's quick commands should not pay for.
@@ -34,8 +35,18 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
     case 'onnx':
       // Optimum's layout (onnx/model.onnx beside the HF config and tokenizer), so transformers.js loads the folder as is.
       return `import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';\nenv.localModelPath = ${JSON.stringify(path.dirname(outDir))}; env.allowRemoteModels = false;\nconst model = await AutoModelForCausalLM.from_pretrained(${JSON.stringify(path.basename(outDir))});\nconst tokenizer = await AutoTokenizer.from_pretrained(${JSON.stringify(path.basename(outDir))});`;
-    case 'lora':
-      return `from peft import PeftModel\nmodel = PeftModel.from_pretrained(base_model, ${dir})`;
+    case 'lora': {
+      // The base the export names: its own base/ folder, else the one adapter_config.json names.
+      const base = files.some((f) => f.name === 'base/config.json') ? path.join(outDir, 'base') : adapterBase(outDir);
+      const b = base === null ? 'BASE_MODEL' : JSON.stringify(base);
+      return [
+        'from peft import PeftModel',
+        'from transformers import AutoModelForCausalLM, AutoTokenizer',
+        `base = AutoModelForCausalLM.from_pretrained(${b})   # the model the run trained on (README.md: Base model)`,
+        `tokenizer = AutoTokenizer.from_pretrained(${b})`,
+        `model = PeftModel.from_pretrained(base, ${dir})`,
+      ].join('\n');
+    }
     case 'gguf': {
       const gguf = files.find((f) => f.name.endsWith('.gguf'))?.name ?? 'model-f16.gguf';
       return `llama-cli -m ${JSON.stringify(path.join(outDir, gguf))} -p "hello"   # or: ollama create my-agent -f Modelfile (FROM ./${gguf})`;
@@ -43,6 +54,32 @@ export function loadSnippet(format: ExportFormat, outDir: string, files: Readonl
     case 'verl':
       // The folder's README.md has the whole recipe (requirements, overrides); this is its launch line.
       return `cd ${dir}\nPYTHONPATH="$PWD:$PYTHONPATH" python3 -m verl.trainer.main_ppo --config-path="$PWD" --config-name=envace_grpo   # README.md: what maps, what does not`;
+  }
+}
+
+/** The base an exported adapter_config.json names, or null when it cannot be read (the folder moved or was removed). */
+function adapterBase(outDir: string): string | null {
+  try {
+    const named = (JSON.parse(readFileSync(path.join(outDir, 'adapter_config.json'), 'utf8')) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+    return typeof named === 'string' && named !== '' ? named : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The base a run's adapters apply to (the imported model it trained on, grown by our role markers) and where the export puts it. */
+function loraBaseOf(m: ModelsModule, s: EngineServices, run: Run, model: Pick<ExportOptions, 'config' | 'tokenizer'>, choice: LoraBaseChoice): LoraBaseOptions {
+  const imported = 'imported' in run.config.model ? run.config.model.imported : null;
+  if (!imported) throw new ContractError('invalid_input', `run ${run.id} trained a ${JSON.stringify(run.config.model)} model from scratch, which has no base for a LoRA adapter`);
+  const entry = m.listModels(s.paths.models).find((e) => e.name === imported);
+  try {
+    return m.loraBasePlan(
+      { runId: run.id, imported, entry: entry ? { path: entry.path, source: entry.source, vocabSize: entry.config.vocabSize } : null, config: model.config, tokenizer: model.tokenizer },
+      choice,
+    );
+  } catch (error) {
+    if (error instanceof m.LoraBaseError) throw new ContractError('invalid_input', error.message);
+    throw error;
   }
 }
 
@@ -96,16 +133,21 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
     return summary(await m.importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch((e) => asContractError(m, e)));
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
-  'exports.create': async ({ source, format, outDir, ggufDtype, force }, ctx) => {
+  'exports.create': async ({ source, format, outDir, ggufDtype, force, loraBase }, ctx) => {
+    if (loraBase !== 'auto' && format !== 'lora') throw new ContractError('invalid_input', `loraBase (${loraBase}) is for a LoRA export; this one is ${format}`);
+    if (format === 'lora' && 'model' in source) throw new ContractError('invalid_input', `${LORA_FROM_MODEL}; a LoRA adapter comes from a run trained with lora.rank > 0`);
     const m = await models();
     let model: Pick<ExportOptions, 'config' | 'weights' | 'tokenizer'>;
     let label: string;
     let card: ModelCard | undefined;
     let step: number | null = null;
     let verl: VerlRun | undefined;
+    let lora: LoraBaseOptions | undefined;
     if ('run' in source) {
       const run = s.store.runs.get(source.run);
       if (!run) throw new ContractError('not_found', `no run with id ${source.run}`);
+      const noAdapter = format === 'lora' ? loraExportProblem(run.config) : null;
+      if (noAdapter) throw new ContractError('invalid_input', `run ${run.id}: ${noAdapter}`);
       const chosen = source.step ?? run.checkpoints.at(-1)?.step;
       if (chosen === undefined) throw new ContractError('not_found', `run ${run.id} has no checkpoint yet`);
       if (!run.checkpoints.some((c) => c.step === chosen)) {
@@ -122,6 +164,10 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       }
       label = `${run.id}-step-${chosen}`;
       if (format === 'verl') verl = await verlRunOf(s, run, chosen);
+      if (format === 'lora') {
+        if (!model.config.lora) throw new ContractError('invalid_input', `run ${run.id}: its checkpoint at step ${chosen} holds no LoRA adapter (every weight trained); export it as a Hugging Face folder, ONNX or GGUF`);
+        lora = loraBaseOf(m, s, run, model, loraBase);
+      }
       const last = Object.fromEntries(
         s.store.metrics.query({ runId: run.id, toStep: chosen, maxPoints: 100_000 }).map((m) => [m.key, m.values.at(-1) ?? NaN]),
       );
@@ -154,11 +200,12 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         name: label,
         ggufDtype,
         verl,
+        lora,
         force,
         protectedPaths: [s.paths.runs, s.paths.models, s.paths.db, s.paths.logs],
       })
       .catch((e) => asContractError(m, cannotWrite(target, e)));
-    return s.store.exports.insert({
+    const record = s.store.exports.insert({
       runId: 'run' in source ? source.run : null,
       model: 'model' in source ? source.model : null,
       step,
@@ -166,5 +213,6 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
       outDir: result.outDir,
       files: result.files,
     });
+    return lora?.notes ? { ...record, notes: [...lora.notes] } : record;
   },
 });

@@ -19,7 +19,7 @@ import {
   writeGguf,
 } from '../../../native-models';
 import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
-import { loraAdapters, mergeLora } from './lora';
+import { loraAdapters, loraBase, mergeLora } from './lora';
 import { type ModelCard, renderModelCard } from './model-card';
 import { ExportError, type OutDirOptions, checkOutDir } from './out-dir';
 import { VERL_FILES, type VerlRun, verlProblem, writeVerlFiles } from './verl-export';
@@ -37,12 +37,28 @@ export interface ExportOptions extends OutDirOptions {
   card?: ModelCard;
   /** Name recorded in GGUF metadata. */
   name?: string;
-  /** LoRA export: where the base model lives (hub id or path), written into adapter_config.json. */
-  lora?: { baseModel: string };
+  /** LoRA export: the base the adapters apply to. */
+  lora?: LoraBaseOptions;
   ggufDtype?: 'f32' | 'f16';
   /** verl export: the run (config, env, tasks) the folder carries; a verl export needs one. */
   verl?: VerlRun;
 }
+
+/** Where a LoRA adapter's base is, and what the export says about it. */
+export interface LoraBaseOptions {
+  /** Where the base lives (hub id or path), written into adapter_config.json; unused with `writeBase`. */
+  baseModel?: string;
+  /**
+   * Write the base itself in base/ as a Hugging Face folder (the config without adapters, the frozen weights, the
+   * tokenizer), which adapter_config.json then names: the one copy of a base whose vocabulary training grew.
+   */
+  writeBase?: boolean;
+  /** Sentences for the README's "Base model" section (and base/README.md): which base this is and why. */
+  notes?: readonly string[];
+}
+
+/** The folder of a LoRA export that holds the base the adapter applies to. */
+export const LORA_BASE_DIR = 'base';
 
 export interface ExportResult {
   format: ExportFormat;
@@ -69,6 +85,8 @@ interface Prepared {
   params: Params;
   hfWeights: TensorMap;
   card: string;
+  /** LoRA with `writeBase`: the base written in base/. */
+  base?: { config: ModelConfig; hfWeights: TensorMap };
 }
 
 function prepare(o: ExportOptions): Prepared {
@@ -81,7 +99,8 @@ function prepare(o: ExportOptions): Prepared {
   if (o.format === 'lora') {
     if (!o.config.lora)
       throw new ExportError('NO_LORA', 'this model has no LoRA adapters (it was not trained with LoRA); export it as hf, onnx or gguf instead');
-    if (!baseModelOf(o)) throw new ExportError('BAD_INPUT', 'a LoRA export needs the base model it applies to (lora.baseModel: hub id or path)');
+    if (!o.lora?.writeBase && !baseModelOf(o))
+      throw new ExportError('BAD_INPUT', 'a LoRA export needs the base model it applies to (lora.baseModel: hub id or path, or lora.writeBase)');
   }
   if (o.format === 'verl') {
     if (!o.verl) throw new ExportError('BAD_INPUT', 'a verl export carries a run (its env, tasks and knobs): export one with --run ID');
@@ -92,10 +111,15 @@ function prepare(o: ExportOptions): Prepared {
   const { config, params } = o.format === 'lora' ? { config: o.config, params: o.weights } : mergeLora(o.config, o.weights);
   const hfWeights = hfWeightsFromParams(config, params); // every parameter present and sized
   const card = renderModelCard(o.card, { format: o.format, config, mergedLora: o.format !== 'lora' && o.config.lora !== undefined });
-  return { config, params, hfWeights, card };
+  if (o.format !== 'lora' || !o.lora?.writeBase) return { config, params, hfWeights, card };
+  const base = loraBase(config, params);
+  return { config, params, hfWeights, card, base: { config: base.config, hfWeights: hfWeightsFromParams(base.config, base.params) } };
 }
 
 const baseModelOf = (o: ExportOptions) => o.lora?.baseModel ?? o.card?.baseModel;
+
+/** A README's section on the base a LoRA adapter applies to (empty without notes). */
+const baseSection = (notes: readonly string[] | undefined) => (notes?.length ? `\n## Base model\n\n${notes.join('\n\n')}\n` : '');
 
 const hfFolder = (dir: string, o: ExportOptions, p: Prepared) =>
   exportHfFolder(dir, { shape: hfShapeFromConfig(p.config), weights: p.hfWeights, tokenizer: o.tokenizer, modelCard: p.card });
@@ -110,6 +134,7 @@ const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions & { outDir: s
       exportOnnxFolder(stage, { config: p.config, weights: p.params, shape: hfShapeFromConfig(p.config), tokenizer: o.tokenizer, modelCard: p.card }),
     ),
 
+  // The adapter (PEFT layout) and, with writeBase, the base it applies to in base/ (named in adapter_config.json).
   lora: (tmp, o, p) => {
     const lora = p.config.lora!;
     const adapters = loraAdapters(p.config, p.params);
@@ -119,10 +144,15 @@ const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions & { outDir: s
       rank: lora.rank,
       alpha: lora.alpha,
       targets: lora.targets,
-      baseModel: baseModelOf(o)!,
+      baseModel: p.base ? join(o.outDir, LORA_BASE_DIR) : baseModelOf(o)!,
     };
     lift(tmp, (stage) => exportLoraAdapter(stage, input));
-    writeFileSync(join(tmp, 'README.md'), p.card);
+    const notes = baseSection(o.lora?.notes);
+    writeFileSync(join(tmp, 'README.md'), p.card + notes);
+    if (p.base) {
+      const card = renderModelCard(undefined, { format: 'hf', config: p.base.config, mergedLora: false }) + notes;
+      exportHfFolder(join(tmp, LORA_BASE_DIR), { shape: hfShapeFromConfig(p.base.config), weights: p.base.hfWeights, tokenizer: o.tokenizer, modelCard: card });
+    }
   },
 
   gguf: (tmp, o, p) => {

@@ -51,3 +51,9 @@ export function loraAdapters(config: ModelConfig, params: Params): TensorMap {
   }
   return out;
 }
+
+/** The frozen base the adapters apply to: the config without its LoRA section and every weight but the adapters. */
+export function loraBase(config: ModelConfig, params: Params): { config: ModelConfig; params: Params } {
+  const { lora: _lora, ...base } = config;
+  return { config: base, params: new Map([...params].filter(([name]) => !isAdapter(name))) };
+}

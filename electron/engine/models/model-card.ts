@@ -87,8 +87,8 @@ const cell = (v: unknown) => String(v).replace(/[|\n\r]/g, ' ');
 
 export function renderModelCard(card: ModelCard | undefined, info: { format: string; config: ModelConfig; mergedLora: boolean }): string {
   const c = info.config;
-  // The hub files ONNX folders (Optimum's layout) under transformers.js, whose loader runs them.
-  const library = info.format === 'onnx' ? 'transformers.js' : 'transformers';
+  // The hub files ONNX folders (Optimum's layout) under transformers.js, whose loader runs them; an adapter under PEFT.
+  const library = info.format === 'onnx' ? 'transformers.js' : info.format === 'lora' ? 'peft' : 'transformers';
   const lines = ['---', `library_name: ${library}`, 'pipeline_tag: text-generation', 'tags:', '  - envace-workbench'];
   if (card?.baseModel) lines.push(`base_model: ${JSON.stringify(card.baseModel)}`);
   lines.push('---', '', `# ${card ? cell(card.run) : 'EnvACE model'}`, '');

@@ -28,15 +28,15 @@ export const EXPORT_FILE_PATTERNS: readonly RegExp[] = [
   /^README\.md$/,
 ];
 
-/** The one folder an export writes (Optimum's ONNX layout) and the files it may hold. */
-const EXPORT_SUBFOLDER = 'onnx';
-const EXPORT_SUBFOLDER_FILES = /^model\.onnx(_data)?$/;
+/** The folders an export writes and the files each may hold: Optimum's ONNX layout, a LoRA adapter's base (a Hugging Face folder). */
+const EXPORT_SUBFOLDERS: Record<string, readonly RegExp[]> = { onnx: [/^model\.onnx(_data)?$/], base: EXPORT_FILE_PATTERNS };
 
-/** An entry of a previous export: a file it writes, or its `onnx/` folder holding only the model's files. */
+/** An entry of a previous export: a file it writes, or one of its folders holding only the files that folder gets. */
 function isExportEntry(dir: string, entry: string): boolean {
-  if (entry !== EXPORT_SUBFOLDER) return EXPORT_FILE_PATTERNS.some((re) => re.test(entry));
+  const files = Object.hasOwn(EXPORT_SUBFOLDERS, entry) ? EXPORT_SUBFOLDERS[entry] : undefined;
+  if (!files) return EXPORT_FILE_PATTERNS.some((re) => re.test(entry));
   const sub = join(dir, entry);
-  return statSync(sub).isDirectory() && readdirSync(sub).every((f) => EXPORT_SUBFOLDER_FILES.test(f));
+  return statSync(sub).isDirectory() && readdirSync(sub).every((f) => files.some((re) => re.test(f)));
 }
 
 /** Absolute path with symlinks resolved as far as the path exists. */

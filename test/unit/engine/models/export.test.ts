@@ -108,6 +108,28 @@ describe('exportModel', () => {
       expect(bytesOf(tensors.get(`base_model.model.${name}`)!.data).equals(bytesOf(weights.get(name)!)), name).toBe(true);
   });
 
+  it('writes the base beside the adapter in base/ (named by adapter_config.json), and --force replaces such an export', async () => {
+    const config = nanoConfig({ lora: { rank: 2, alpha: 4, targets: ['q_proj', 'o_proj'] } });
+    const weights = randomWeights(config, 8);
+    const out = join(tmp.make(), 'adapter');
+    const notes = ['The adapter applies to the model run r1 trained on: imported model "m" with 8 embedding rows added.', 'That base is in base/.'];
+    const options = { config, weights, tokenizer: smallTokenizer(), format: 'lora' as const, outDir: out, lora: { writeBase: true, notes }, card: CARD };
+    const res = await exportModel(options);
+    expect(res.files.map((f) => f.name)).toEqual(expect.arrayContaining(['adapter_config.json', 'adapter_model.safetensors', 'base/config.json', 'base/model.safetensors', 'base/tokenizer.json']));
+    expect(JSON.parse(readFileSync(join(out, 'adapter_config.json'), 'utf8')).base_model_name_or_path).toBe(join(out, 'base'));
+    // The base: every weight but the adapters, as they were; no LoRA in its config.
+    const base = readSafetensors(join(out, 'base', 'model.safetensors')).tensors;
+    expect([...base.keys()].some((k) => k.includes('lora'))).toBe(false);
+    const hf = hfWeightsFromParams(mergeLora(config, weights).config, weights);
+    expect(bytesOf(base.get('model.layers.0.self_attn.q_proj.weight')!.data).equals(bytesOf(hf.get('model.layers.0.self_attn.q_proj.weight')!.data))).toBe(true);
+    expect(parseHfConfig(JSON.parse(readFileSync(join(out, 'base', 'config.json'), 'utf8'))).vocabSize).toBe(config.vocabSize);
+    const readme = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(readme).toMatch(/^library_name: peft$/m);
+    expect(readme).toContain(`## Base model\n\n${notes[0]}\n\n${notes[1]}`);
+    expect(readFileSync(join(out, 'base', 'README.md'), 'utf8')).toContain(notes[0]);
+    await expect(exportModel({ ...options, force: true })).resolves.toMatchObject({ outDir: out });
+  });
+
   it('refuses a LoRA export of a model without adapters, or without a base model', async () => {
     const config = nanoConfig();
     const e = await exportError(
