@@ -20,6 +20,11 @@ export function ExportResult({ record }: { record: ExportRecord }) {
           {record.files.length} file{record.files.length === 1 ? '' : 's'} · {formatBytes(totalBytes(record.files))}
         </dd>
       </dl>
+      {record.notes?.map((note) => (
+        <p key={note} className="muted" data-testid="export-note">
+          {note}
+        </p>
+      ))}
       <div className="table-scroll">
         <table className="table export-files">
           <thead>

@@ -1,6 +1,6 @@
 import { CheckpointSelect } from '../../components/RunCheckpointFields';
 import { useState, type FormEvent } from 'react';
-import { ExportFormat, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
+import { ExportFormat, LoraBaseChoice, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
@@ -16,6 +16,7 @@ import {
   exportsFolder,
   formatInfo,
   formatUnavailable,
+  loraBaseChoices,
   resolveDestination,
   totalBytes,
   type ExportSource,
@@ -140,6 +141,7 @@ export function ExportView({ runId }: { runId?: string }) {
   const [source, setSource] = useState<ExportSource | null>(null);
   const [picked, setFormat] = useState<ExportFormat>('hf');
   const [ggufDtype, setGgufDtype] = useState<'f16' | 'f32'>('f16');
+  const [loraBase, setLoraBase] = useState<LoraBaseChoice>('auto');
   const [folder, setFolder] = useState('');
   const [force, setForce] = useState(false);
   const [startedAt, setStartedAt] = useState<number | null>(null);
@@ -172,7 +174,7 @@ export function ExportView({ runId }: { runId?: string }) {
     setError(null);
     // The previous result stays until a new one replaces it: a refusal must not wipe what was written.
     try {
-      setResult(await api.call('exports.create', buildExportInput(effective, format, destination.outDir, ggufDtype, force)));
+      setResult(await api.call('exports.create', buildExportInput(effective, format, destination.outDir, ggufDtype, force, loraBase)));
       earlier.reload();
     } catch (e) {
       setError(e);
@@ -218,8 +220,20 @@ export function ExportView({ runId }: { runId?: string }) {
             <p className="muted">Writes {formatInfo[format].writes}.</p>
             {formatUnavailable('lora', effective, candidates) !== null && (
               <p className="muted" data-testid="lora-unavailable">
-                No LoRA adapter: {formatUnavailable('lora', effective, candidates)}.
+                LoRA adapter unavailable: {formatUnavailable('lora', effective, candidates)}.
               </p>
+            )}
+            {format === 'lora' && (
+              <label className="field-inline">
+                <span>Base model</span>
+                <select value={loraBase} onChange={(e) => setLoraBase(e.target.value as LoraBaseChoice)} data-testid="lora-base">
+                  {LoraBaseChoice.options.map((c) => (
+                    <option key={c} value={c}>
+                      {loraBaseChoices[c]}
+                    </option>
+                  ))}
+                </select>
+              </label>
             )}
             {format === 'gguf' && (
               <label className="field-inline">

@@ -1,11 +1,15 @@
-import type { ExportFormat, ExportRecord, MethodInput, Run } from '../../../../electron/contract';
+import { LORA_FROM_MODEL, loraExportProblem, type ExportFormat, type ExportRecord, type LoraBaseChoice, type MethodInput, type Run } from '../../../../electron/contract';
 
 /** The Export view's pure parts: what each format writes, the destination folder, the request. */
 
 export const formatInfo: Record<ExportFormat, { label: string; writes: string }> = {
   hf: { label: 'Hugging Face folder', writes: 'config.json, safetensors weights, tokenizer files and a model card — loads with transformers' },
   onnx: { label: 'ONNX', writes: 'model.onnx with a KV cache — runs in onnxruntime anywhere' },
-  lora: { label: 'LoRA adapter', writes: 'the trained low-rank adapter (PEFT layout) — needs the base model beside it' },
+  lora: {
+    label: 'LoRA adapter',
+    writes:
+      'the trained low-rank adapter (PEFT layout) and the base it applies to: the model the run trained on, in base/ where training added rows for the role markers to its vocabulary (then the folder it was imported from does not fit the adapter)',
+  },
   gguf: { label: 'GGUF', writes: 'one .gguf file — runs in llama.cpp and Ollama' },
   verl: {
     label: 'verl',
@@ -55,10 +59,9 @@ export function formatUnavailable(format: ExportFormat, source: ExportSource | n
   // A verl folder carries a run's env, tasks and knobs; an imported model has none of them.
   if (format === 'verl') return source?.kind === 'model' ? 'a verl export is made from a run (its environment, tasks and knobs); pick a run' : null;
   if (format !== 'lora') return null;
-  if (source?.kind === 'model') return 'an imported model has no LoRA adapter; export it as a Hugging Face folder, ONNX or GGUF';
+  if (source?.kind === 'model') return LORA_FROM_MODEL;
   const run = source ? runs.find((r) => r.id === source.runId) : undefined;
-  if (run && run.config.lora.rank === 0) return 'this run trained every weight (lora.rank 0), so it has no adapter to export';
-  return null;
+  return run ? loraExportProblem(run.config) : null;
 }
 
 /** Runs that can be exported: those with at least one checkpoint. */
@@ -66,9 +69,23 @@ export function exportableRuns(runs: Run[]): Run[] {
   return runs.filter((r) => r.checkpoints.length > 0);
 }
 
-export function buildExportInput(source: ExportSource, format: ExportFormat, outDir: string | undefined, ggufDtype: 'f32' | 'f16', force: boolean): MethodInput<'exports.create'> {
+/** A LoRA export's choices for its base, as the form offers them. */
+export const loraBaseChoices: Record<LoraBaseChoice, string> = {
+  auto: 'in base/ where training grew its vocabulary (the adapter needs that base)',
+  include: 'always in base/ (a folder that loads on its own)',
+  omit: 'never (an earlier export of this run has it in base/)',
+};
+
+export function buildExportInput(
+  source: ExportSource,
+  format: ExportFormat,
+  outDir: string | undefined,
+  ggufDtype: 'f32' | 'f16',
+  force: boolean,
+  loraBase: LoraBaseChoice = 'auto',
+): MethodInput<'exports.create'> {
   const from = source.kind === 'run' ? { run: source.runId, ...(source.step === null ? {} : { step: source.step }) } : { model: source.model };
-  return { source: from, format, ...(outDir ? { outDir } : {}), ...(format === 'gguf' ? { ggufDtype } : {}), force };
+  return { source: from, format, ...(outDir ? { outDir } : {}), ...(format === 'gguf' ? { ggufDtype } : {}), ...(format === 'lora' ? { loraBase } : {}), force };
 }
 
 export function totalBytes(files: ExportRecord['files']): number {

@@ -107,6 +107,33 @@ describe('ExportView', () => {
     fireEvent.change(screen.getByTestId('export-run'), { target: { value: 'run-b' } });
     expect(lora.checked).toBe(false);
     expect((screen.getByLabelText('Hugging Face folder') as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByTestId('lora-base')).toBeNull();
+  });
+
+  it('sends the LoRA base choice and shows which base the adapter applies to', async () => {
+    const note = 'The adapter applies to the model run run-lora trained on: imported model "tiny" with 8 embedding rows added';
+    const fake = setup((input) => ({
+      id: 1,
+      runId: 'run-lora',
+      model: null,
+      step: 3,
+      format: 'lora',
+      outDir: (input as { outDir: string }).outDir,
+      files: [{ name: 'adapter_config.json', bytes: 300 }, { name: 'base/config.json', bytes: 600 }],
+      loadSnippet: 'from peft import PeftModel',
+      notes: [note],
+      createdAt: 1,
+    }), 'run-lora');
+    await screen.findByTestId('export-run');
+    fireEvent.click(screen.getByLabelText('LoRA adapter'));
+    const base = screen.getByTestId('lora-base') as HTMLSelectElement;
+    expect(base.value).toBe('auto');
+    fireEvent.change(base, { target: { value: 'include' } });
+    fireEvent.change(screen.getByTestId('export-folder-name'), { target: { value: 'adapter' } });
+    fireEvent.click(screen.getByTestId('export-submit'));
+    await screen.findAllByTestId('export-result');
+    expect(fake.calls.find((c) => c.method === 'exports.create')?.input).toEqual({ source: { run: 'run-lora' }, format: 'lora', outDir: `${HOME}/exports/adapter`, loraBase: 'include', force: false });
+    expect(screen.getAllByTestId('export-note')[0]!.textContent).toBe(note);
   });
 
   it('keeps the last result on screen when the next export is refused', async () => {
