@@ -30,7 +30,7 @@ export class EnvOptionsError extends Error {
 const BUILTIN_ENVS: EnvRegistration[] = [
   {
     id: 'mock',
-    description: "tau2's mock task-manager domain (10 tasks) for contract tests",
+    description: "tau2's mock task-manager domain (10 tasks, the same ones in train and held-out: too few to split) for contract tests",
     track: 'scratch',
     options: [],
     create: async () => new (await import('./mock/env')).MockEnv(),
