@@ -193,8 +193,8 @@ export function DashboardView({ runId, compare }: { runId?: string; compare?: st
       {runId && !metrics.loading && !metrics.error && keys.length === 0 && (
         <EmptyState title="No metrics yet" testId="dashboard-no-metrics">
           <p>
-            This run has not written any metrics yet. Curves appear here live as soon as training writes its first step; a created run starts
-            from the Runs table.
+            This run has not written any metrics yet. Curves appear here live as soon as training writes its first step; before that it sets
+            up (demonstrations, tokenizer, model — the line above says which), and a created run starts from the Runs table.
           </p>
         </EmptyState>
       )}
