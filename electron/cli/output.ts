@@ -57,33 +57,50 @@ export function createOutput(json: boolean, write: (s: string) => void = (s) => 
   };
 }
 
-/** One line on stderr and the exit code for any error a command throws. */
+/** Lines of an error's detail shown under its reason; the rest is counted, not printed. */
+export const ERROR_DETAIL_LINES = 40;
+
+/**
+ * The reason on one line after `envace: `, and any further lines of the message indented under it
+ * (a task file's problems, one per line, used to stop at "invalid task file <path>:"), with the exit
+ * code for any error a command throws.
+ */
 export function reportError(error: unknown, writeErr: (s: string) => void = (s) => process.stderr.write(s)): number {
   if (error instanceof CliError) {
-    writeErr(`envace: ${error.message}\n`);
+    writeErr(formatError(error.message));
     return error.exitCode;
   }
   if (error instanceof ContractError) {
     const detail = error.issues?.length ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : '';
-    writeErr(`envace: ${firstLine(error.message)}${detail}\n`);
+    const [first, ...rest] = lines(error.message);
+    writeErr(formatError([`${first}${detail}`, ...rest].join('\n')));
     return exitCodeFor(error.code);
   }
-  writeErr(`envace: ${firstLine(error instanceof Error ? error.message : error)}\n`);
+  writeErr(formatError(error instanceof Error ? error.message : error));
   return EXIT.error;
 }
 
+function formatError(message: unknown): string {
+  const [first = '', ...rest] = lines(message);
+  const shown = rest.slice(0, ERROR_DETAIL_LINES).map((line) => `  ${line}\n`);
+  const more = rest.length > ERROR_DETAIL_LINES ? [`  … ${rest.length - ERROR_DETAIL_LINES} more lines\n`] : [];
+  return [`envace: ${first}\n`, ...shown, ...more].join('');
+}
+
 /**
- * The first line of whatever was thrown. Libraries do throw Errors whose message is not a
+ * The non-empty lines of whatever was thrown. Libraries do throw Errors whose message is not a
  * string, and `message.split` on one would replace the real reason with "split is not a function".
  */
-function firstLine(value: unknown): string {
+function lines(value: unknown): string[] {
   let text: string;
   try {
     text = typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) ?? String(value) : String(value);
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return text.split('\n')[0];
+  const all = text.split('\n').map((l) => l.trimEnd());
+  const kept = all.filter((l, i) => i === 0 || l.trim() !== '');
+  return kept.length ? kept : [''];
 }
 
 export function table(rows: string[][]): string {

@@ -9,10 +9,16 @@ function report(error: unknown): { code: number; text: string } {
 }
 
 describe('reportError', () => {
-  it('prints one line with the reason and maps the exit code', () => {
+  it('prints the reason on one line, every further line of the message indented under it, and maps the exit code', () => {
     expect(report(new CliError('bad flag', EXIT.usage))).toEqual({ code: 2, text: 'envace: bad flag\n' });
-    expect(report(new ContractError('not_found', 'no run with id x\nmore'))).toEqual({ code: 3, text: 'envace: no run with id x\n' });
-    expect(report(new Error('first\nsecond'))).toEqual({ code: 1, text: 'envace: first\n' });
+    expect(report(new ContractError('not_found', 'no run with id x\nmore'))).toEqual({ code: 3, text: 'envace: no run with id x\n  more\n' });
+    expect(report(new Error('first\nsecond'))).toEqual({ code: 1, text: 'envace: first\n  second\n' });
+    // A task file's problems, one per line, all reach the terminal (it printed "invalid task file f.jsonl:" alone).
+    const problems = new CliError('invalid task file f.jsonl:\nline 2: unknown key "argz"\nline 5: tool "x" is not served', EXIT.usage);
+    expect(report(problems).text).toBe('envace: invalid task file f.jsonl:\n  line 2: unknown key "argz"\n  line 5: tool "x" is not served\n');
+    const long = report(new Error(['head', ...Array.from({ length: 50 }, (_, i) => `problem ${i}`)].join('\n'))).text.split('\n');
+    expect(long).toHaveLength(1 + 40 + 1 + 1);
+    expect(long.at(-2)).toBe('  … 10 more lines');
   });
 
   it('says what was thrown when it is not a string message (it used to fail with "split is not a function")', () => {
