@@ -8,6 +8,7 @@
  * Malformed actions: real → the env's error observation; rehearse → the episode ends (reward 0, the
  * checklist scores any format error as 0).
  */
+import { episodeSucceeded } from '../envs/success';
 import type { RolloutPurpose, RolloutMode as StoredMode } from '../../contract';
 import type { NewRollout } from '../store/rollouts';
 import { scoreChecklist } from '../envs/checklist';
@@ -312,7 +313,7 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     reward: checklist.score,
     checklist,
     envCheck,
-    success: envCheck ? envCheck.passed && !checklist.formatError : null,
+    success: envCheck && l.episode ? episodeSucceeded(l.episode, envCheck, checklist) : null,
     envCalls: cost.envCalls,
     envWallMs: cost.envWallMs,
     tokensGenerated: l.segments.reduce((n, s) => n + s.logprobs.length, 0),

@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { scoreChecklist } from './checklist';
+import { episodeSucceeded } from './success';
 import { TranscriptRecorder } from './episode-base';
 import { formatAction, parseAction } from './parser';
 import type { Action, ChecklistResult, EnvCheck, ExpertPolicy, JsonValue, Split, Task, ToolEnv } from './types';
@@ -72,18 +73,15 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
     const transcript = recorder.snapshot();
     const checklist = scoreChecklist(task.checklist, transcript);
     const envCheck = await episode.finalCheck();
-    // Episodes that can tell a rejected call (user MCP servers) are held to the whole claim of a
-    // gold replay: every call accepted and every checklist item met, not just "the server stayed up".
-    const strict = episode.rejectedCalls !== undefined;
+    // The success rule every scorer shares (success.ts); a rejected call is also named among the checks.
     const rejected = episode.rejectedCalls?.() ?? [];
     if (rejected.length > 0) envCheck.checks.push({ name: 'the server accepted every call', passed: false, detail: rejected.join('; ') });
-    const checklistHolds = !strict || checklist.items.every((i) => i.passed || i.weight === 0);
     const { envCalls, envWallMs } = episode.cost();
     return {
       taskId: task.id,
       unchecked: uncheckedParts(envCheck),
       score: checklist.score,
-      success: envCheck.passed && rejected.length === 0 && checklistHolds && !checklist.formatError,
+      success: episodeSucceeded(episode, envCheck, checklist),
       checklist,
       envCheck,
       turns,

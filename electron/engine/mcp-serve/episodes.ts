@@ -11,6 +11,7 @@
  * bookkeeping for one task at a time). The number open is capped: starting one more closes the
  * longest idle episode, or is refused when every open one is busy.
  */
+import { episodeSucceeded } from '../envs/success';
 import { randomBytes } from 'node:crypto';
 import { scoreChecklist } from '../envs/checklist';
 import { TranscriptRecorder } from '../envs/episode-base';
@@ -45,7 +46,7 @@ export interface FinishResult {
   format_error: boolean;
   checklist: ChecklistItemResult[];
   end_state: EnvCheck;
-  /** As a rollout counts success: the end-state check passed and no format error occurred. */
+  /** As a rollout and the oracle count success (envs/success.ts). */
   success: boolean;
   turns: number;
   notes: string[];
@@ -183,7 +184,7 @@ export class EpisodeBook {
           format_error: checklist.formatError,
           checklist: checklist.items,
           end_state: envCheck,
-          success: envCheck.passed && !checklist.formatError,
+          success: episodeSucceeded(ep.episode, envCheck, checklist),
           turns: ep.acts,
           notes,
         };
