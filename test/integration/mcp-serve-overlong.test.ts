@@ -27,10 +27,9 @@ describe('envace mcp serve --stdio with an over-long message', () => {
       const started = (await client.callTool({ name: 'start_task', arguments: {} })) as { isError?: boolean };
       expect(started.isError).not.toBe(true);
 
-      const t0 = Date.now();
       const huge = client.callTool({ name: 'list_tasks', arguments: { split: 'x'.repeat(MAX_STDIO_MESSAGE_BYTES + 1024) } }, undefined, { timeout: patience(30_000) });
+      // -32600 with the reason, not the client's own -32001 time-out: the request was answered.
       await expect(huge).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/message too large: \d+ bytes .*10485760-byte limit/) });
-      expect(Date.now() - t0, 'answered, not timed out').toBeLessThan(20_000);
       expect(stderr).toMatch(/envace: mcp: message too large: \d+ bytes.*answered request \d+ with an error; still serving/);
 
       // The same session, its episode still open: the server did not go away.

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpReset } from '../../../../../electron/contract';
 import { MIN_STARTUP_MS, startupTimeoutMs } from '../../../../../electron/engine/envs/mcp/connection';
 import { McpToolEnv } from '../../../../../electron/engine/envs/mcp/env';
+import { patience } from '../../../../helpers/patience';
 
 let dir: string;
 let silent: string;
@@ -30,9 +31,9 @@ describe('MCP server start-up honours the configured timeout', () => {
     const started = Date.now();
     const built = McpToolEnv.fromTaskFile({ id: `silent-${reset.kind}`, server: { transport: 'stdio', command: process.execPath, args: [silent] }, reset, taskFile, episodeRoot: join(dir, 'episodes'), limits: { timeoutMs: 3_000 } });
     await expect(built).rejects.toThrow(/did not answer initialize within 3000 ms; it was stopped/);
-    // 3 s of waiting plus spawning node on a busy machine; the fixed 15 s it used to wait is far off.
-    expect(Date.now() - started).toBeLessThan(10_000);
-  }, 30_000);
+    // The reason names the figure asked; and it came before the fixed 15 s start-up used to wait.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, patience(30_000));
 });
 
 describe('the start-up time allowed', () => {
