@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { closeEnvs, EnvOptionsError, getEnv, UnknownEnvError } from '../../engine/envs/registry';
+import { WorldSizeError } from '../../engine/envs/household/world';
+import { WorldConfigError } from '../../engine/envs/retail/world';
 import { SPLITS, type Split, type ToolEnv } from '../../engine/envs/types';
 import { EpisodeBook } from '../../engine/mcp-serve/episodes';
 import { McpHttpError, serveHttp } from '../../engine/mcp-serve/http';
@@ -57,14 +59,40 @@ function wholeNumber(value: string | undefined, flag: string, min: number, max =
   return n;
 }
 
+/** Whether an environment's refusal names this option, as a word: as written (worldSize), in words (world size) or singular (counts: task count). */
+function namesOption(message: string, key: string): boolean {
+  const text = message.toLowerCase();
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return [key.toLowerCase(), words, words.replace(/s$/, '')].some((form) => {
+    if (form.length < 2) return false;
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+      if (!/[a-z0-9]/.test(text[at - 1] ?? ' ') && !/[a-z0-9]/.test(text[at + form.length] ?? ' ')) return true;
+    }
+    return false;
+  });
+}
+
+/**
+ * An option value the environment refused (worldSize=1e12 and the like) as a usage error: the
+ * `--env-option` as typed, then the environment's own words, which give the allowed range.
+ */
+export function envOptionValueError(message: string, pairs: readonly string[]): CliError {
+  const named = pairs.filter((pair) => namesOption(message, pair.slice(0, pair.indexOf('='))));
+  const given = (named.length ? named : pairs).map((pair) => `--env-option ${pair}`).join(', ');
+  return new CliError(given ? `${given}: ${message}` : message, EXIT.usage);
+}
+
 /** The env by id, the data home's user MCP servers included (so a registered server can be re-served). */
-async function servedEnv(home: string | undefined, id: string, options: Record<string, unknown> = {}): Promise<ToolEnv> {
+async function servedEnv(home: string | undefined, id: string, optionPairs: readonly string[] = []): Promise<ToolEnv> {
+  const options = parseEnvOptions(optionPairs);
   await withUserEnvs(home);
   try {
     return await getEnv(id, options);
   } catch (error) {
     if (error instanceof UnknownEnvError) throw new CliError(error.message, EXIT.notFound);
-    if (error instanceof EnvOptionsError || error instanceof RangeError) throw new CliError(error.message, EXIT.usage);
+    if (error instanceof EnvOptionsError) throw new CliError(error.message, EXIT.usage);
+    // What the environments throw for a value out of its range or of the wrong kind.
+    if (error instanceof RangeError || error instanceof WorldConfigError || error instanceof WorldSizeError) throw envOptionValueError(error.message, optionPairs);
     throw error;
   }
 }
@@ -100,7 +128,7 @@ export function registerMcp(program: Command): void {
           console.log = console.error;
           console.info = console.error;
         }
-        const env = await servedEnv(opts.home, opts.env, parseEnvOptions(opts.envOption));
+        const env = await servedEnv(opts.home, opts.env, opts.envOption);
         try {
           try {
             servedTools(env, served);
