@@ -11,16 +11,26 @@ import path from 'node:path';
 const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'];
 
 /**
+ * The options of the CLI that take no value (and help's). Every other option takes the next word as
+ * its value, whatever it looks like, as commander reads them: `--arg --home` gives --arg the value
+ * "--home" (a server command that is itself `envace … --home DIR`). test/unit/cli/tsx-cache.test.ts
+ * holds this list to the program's own.
+ */
+export const FLAGS_WITHOUT_VALUE = new Set(['-h', '--help', '--json', '--force', '--base', '--no-base', '--no-torch', '--no-llama', '--shared-state', '--all', '--dry-run', '--stdio']);
+
+/**
  * The data home a command line names, by the CLI's own rule (electron/engine/home.ts resolveHome):
- * the last `--home DIR` or `--home=DIR` before a `--`, else $ENVACE_HOME, else ~/.envace.
+ * the last `--home DIR` or `--home=DIR` before a `--` that is not another option's value, else
+ * $ENVACE_HOME, else ~/.envace.
  */
 export function homeFromArgv(argv, env = process.env) {
   let home;
   for (let i = 2; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') break;
-    if (arg === '--home' && i + 1 < argv.length) home = argv[++i];
+    if (arg === '--home') home = argv[++i] ?? home;
     else if (arg.startsWith('--home=')) home = arg.slice('--home='.length);
+    else if (arg.startsWith('-') && !arg.includes('=') && !FLAGS_WITHOUT_VALUE.has(arg)) i++;
   }
   return path.resolve(home ?? env.ENVACE_HOME ?? path.join(os.homedir(), '.envace'));
 }
