@@ -9,6 +9,7 @@ import { SuiteError, suiteByName } from '../../engine/experiment/suite';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT } from '../output';
 import { createProgress } from '../progress';
+import { forceQuitHint, onFirstStopSignal } from '../signals';
 import { act, leaf, type CommonOptions } from './common';
 
 interface ExperimentOptions extends CommonOptions {
@@ -80,12 +81,11 @@ export function registerExperiment(program: Command): void {
           `suite ${suite.name} in ${dir}: ${store.cells.length} cell(s) already done; the whole suite is estimated at ${Math.round(estimate.idleMinutes)} min on a quiet 2-core machine, ${Math.round(estimate.busyMinutes)} min on a busy one`,
         );
         const controller = new AbortController();
-        const onSigint = () => {
-          onLog('cancelling the current run and stopping (Ctrl+C again to force quit)…');
-          process.removeListener('SIGINT', onSigint);
+        // SIGTERM as Ctrl+C: the current run is cancelled at a step boundary and the table of what finished written.
+        const offSignals = onFirstStopSignal((signal) => {
+          onLog(`${signal}: cancelling the current run and stopping ${forceQuitHint(signal)}…`);
           controller.abort();
-        };
-        process.on('SIGINT', onSigint);
+        });
         await withEngine(opts.home, async (api) => {
           let result;
           try {
@@ -95,7 +95,7 @@ export function registerExperiment(program: Command): void {
             writeReport(dir, summarize(error.partial));
             throw new CliError(`experiment cancelled; the table of what finished is in ${dir}; go on with: envace experiment --resume ${dir}`, EXIT.error);
           } finally {
-            process.removeListener('SIGINT', onSigint);
+            offSignals();
             bar?.stop();
           }
           const summary = summarize(result);

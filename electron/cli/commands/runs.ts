@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Run, RunStatus, WorkbenchApi } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT, relativeTime, table, type Output } from '../output';
-import { followRun } from './train';
+import { followRun, unfinishedRun } from './train';
 import { act, leaf, type CommonOptions } from './common';
 
 function runRow(run: Run): string[] {
@@ -60,7 +60,7 @@ export function registerRuns(program: Command): void {
     out.result({ run: run.id, status, step: final.currentStep, totalSteps: final.totalSteps, error: final.error, parentRunId: final.parentRunId }, () =>
       `${status}: ${final.currentStep}/${final.totalSteps} steps${final.error ? ` — ${final.error}` : ''}`,
     );
-    if (status !== 'completed') throw new CliError(`run ${status}${final.error ? `: ${final.error}` : ''}`, EXIT.error);
+    if (status !== 'completed') throw unfinishedRun(final);
   };
 
   leaf(runs.command('resume').argument('<id>', 'run id').description('resume an interrupted, failed or cancelled run from its last checkpoint')).action(

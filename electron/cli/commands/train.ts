@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { parseBoundedJson } from '../../../native-models/io';
-import { RunConfig, type RunConfigInput, type WorkbenchApi } from '../../contract';
+import { RunConfig, type Run, type RunConfigInput, type WorkbenchApi } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT } from '../output';
 import { createProgress } from '../progress';
+import { forceQuitHint, onFirstStopSignal } from '../signals';
 import { act, leaf, type CommonOptions } from './common';
 
 interface TrainOptions extends CommonOptions {
@@ -85,7 +86,11 @@ export function configFromFlags(opts: TrainOptions, recipe?: Record<string, unkn
   return config as RunConfigInput;
 }
 
-/** Follow a run to its end, drawing progress; Ctrl+C cancels it (the last checkpoint stays resumable). */
+/**
+ * Follow a run to its end, drawing progress. Ctrl+C or SIGTERM cancels it at the next step boundary
+ * (the run is kept as cancelled, its last checkpoint resumable: `envace runs resume`); a second one
+ * force quits.
+ */
 export async function followRun(api: WorkbenchApi, runId: string, json: boolean): Promise<string> {
   const progress = createProgress(json);
   const done = new Promise<string>((resolve) => {
@@ -95,18 +100,22 @@ export async function followRun(api: WorkbenchApi, runId: string, json: boolean)
   });
   api.on('run.progress', (p) => p.runId === runId && progress.update(p.fraction, `${p.phase} · step ${p.step}/${p.totalSteps}`, p.etaMs));
   api.on('run.log', (l) => l.runId === runId && progress.log(`${l.level}: ${l.message}`));
-  const onSigint = () => {
-    progress.log('cancelling (Ctrl+C again to force quit)…');
-    process.removeListener('SIGINT', onSigint);
+  const offSignals = onFirstStopSignal((signal) => {
+    progress.log(`${signal}: cancelling at the next step boundary ${forceQuitHint(signal)}…`);
     void api.call('runs.cancel', { id: runId }).catch(() => {});
-  };
-  process.on('SIGINT', onSigint);
+  });
   try {
     return await done;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    offSignals();
     progress.stop();
   }
+}
+
+/** A run that did not complete, as the command's error (exit 1); a cancelled one says how to go on with it. */
+export function unfinishedRun(run: Pick<Run, 'id' | 'status' | 'error' | 'currentStep' | 'totalSteps'>): CliError {
+  if (run.status === 'cancelled') return new CliError(`run cancelled at step ${run.currentStep} of ${run.totalSteps}; go on with: npx envace runs resume ${run.id}`, EXIT.error);
+  return new CliError(`run ${run.status}${run.error ? `: ${run.error}` : ''}`, EXIT.error);
 }
 
 export function registerTrain(program: Command): void {
@@ -152,7 +161,7 @@ export function registerTrain(program: Command): void {
               `inspect it: npx envace runs show ${run.id}`,
             ].join('\n'),
           );
-          if (status !== 'completed') throw new CliError(`run ${status}${final.error ? `: ${final.error}` : ''}`, EXIT.error);
+          if (status !== 'completed') throw unfinishedRun(final);
         });
       }),
     );
