@@ -10,7 +10,7 @@ import type { StepStats } from '../../../../native-models';
 import { type AssignedGroup, advantageOptions, assignGroupAdvantages, hasRewardVariance } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { renderMemory } from '../../memory-text';
+import { renderMemory } from '../memory-text';
 import { buildMemory } from '../memory';
 import { Rng, deriveSeed, epochSlice } from '../random';
 import { traceOf } from '../test-time';

@@ -5,14 +5,14 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Algo, RunConfig } from '../../contract';
-import type { TaskRef, ToolSpec } from '../envs/types';
-import { ExportError } from './out-dir';
-import { datasetRows, parquetOf, type VerlRow } from './verl/dataset';
-import { ENVACE_VERL_PY, PYTHON_MODULE } from './verl/python';
-import { verlReadme } from './verl/readme';
-import { AGENT_LOOP_NAME, grpoTrainerConfig, type TrainerLengths, type TrainerPaths } from './verl/trainer-config';
-import { toYaml } from './verl/yaml';
+import type { Algo, RunConfig } from '../../../contract';
+import type { TaskRef, ToolSpec } from '../../envs/types';
+import { ExportError } from '../out-dir';
+import { datasetRows, parquetOf, type VerlRow } from './dataset';
+import { ENVACE_VERL_PY, PYTHON_MODULE } from './python';
+import { verlReadme } from './readme';
+import { AGENT_LOOP_NAME, grpoTrainerConfig, type TrainerLengths, type TrainerPaths } from './trainer-config';
+import { toYaml } from './yaml';
 
 /** The verl commit whose config schema, dataset schema and MCP tool config this export was checked against. */
 export const VERL_COMMIT = 'b178a3cd56f58b2d502255daba591e92833930a7';
