@@ -10,7 +10,7 @@ import type { Action, Task, ToolEnv } from '../envs/types';
 import { UserPathError, checkUserFile, readUserText } from '../home/user-paths';
 import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
-import { Rng, deriveSeed } from './random';
+import { Rng, deriveSeed } from '../random';
 import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
 
 export interface DemoTranscript {

@@ -12,7 +12,7 @@ import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { renderMemory } from '../memory-text';
 import { buildMemory } from '../memory';
-import { Rng, deriveSeed, epochSlice } from '../random';
+import { Rng, deriveSeed, epochSlice } from '../../random';
 import { traceOf } from '../test-time';
 import { type RolloutMode, type RolloutResult, runRollouts, toNewRollout } from '../rollout';
 import { rolloutMetrics } from './metrics';
