@@ -5,7 +5,7 @@ import { homeFromArgv, registerTsx, tsxCacheRoot } from './tsx-cache.mjs';
 
 await registerTsx(tsxCacheRoot(homeFromArgv(process.argv)));
 // Commands host the engine in this process (`serve` for as long as the browser is open).
-const { logUnhandledRejections } = await import('../electron/engine/unhandled-rejections.ts');
+const { logUnhandledRejections } = await import('../electron/engine/system/unhandled-rejections.ts');
 logUnhandledRejections('envace');
 const { main } = await import('../electron/cli/index.ts');
 process.exitCode = await main(process.argv);

@@ -19,7 +19,7 @@ const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'];
 export const FLAGS_WITHOUT_VALUE = new Set(['-h', '--help', '--json', '--force', '--base', '--no-base', '--no-torch', '--no-llama', '--shared-state', '--all', '--dry-run', '--stdio']);
 
 /**
- * The data home a command line names, by the CLI's own rule (electron/engine/home.ts resolveHome):
+ * The data home a command line names, by the CLI's own rule (electron/engine/home/index.ts resolveHome):
  * the last `--home DIR` or `--home=DIR` before a `--` that is not another option's value, else
  * $ENVACE_HOME, else ~/.envace.
  */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setScratchRoot } from '../engine/envs/scratch';
 import { ensureHome, resolveHome } from '../engine/home';
 import { inProcessClient } from '../engine/in-process';
-import { loadUserEnvs } from '../engine/user-envs';
+import { loadUserEnvs } from '../engine/envs/user-envs';
 
 /** Run `body` against a fresh in-process engine on the chosen data home, closing it after. */
 export async function withEngine<T>(home: string | undefined, body: (api: WorkbenchApi, engine: Engine) => Promise<T>): Promise<T> {

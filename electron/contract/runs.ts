@@ -290,7 +290,7 @@ export const PreflightEstimate = z.strictObject({
   diskBytes: z.number().nullable(),
   diskBasis: z.string(),
 });
-/** The recommended recipe for an environment and model (engine/recipes.ts): the knobs known to train. */
+/** The recommended recipe for an environment and model (engine/runs/recipes.ts): the knobs known to train. */
 export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional() });
 export const RunsRecipeOutput = z.strictObject({
   id: z.string(),

@@ -3,8 +3,8 @@ import { createDispatcher, methods, type EventName, type Handlers, type MethodNa
 import { recoverAtomicLeftovers } from '../../native-models/io/atomic';
 import { valueBoundsProblem } from '../../native-models/io/bounded-json';
 import { ComputeClient } from './compute/client';
-import { EventBus } from './events';
-import { registryCatalog } from './env-catalog';
+import { EventBus } from './system/events';
+import { registryCatalog } from './envs/catalog';
 import { closeEnvs } from './envs/registry';
 import { setScratchRoot } from './envs/scratch';
 import { envsHandlers } from './handlers/envs';
@@ -17,10 +17,10 @@ import { runsHandlers } from './handlers/runs';
 import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
 import { ensureHome, homeWritable, resolveHome } from './home';
-import { describeOwner, HomeLease } from './home-lease';
+import { describeOwner, HomeLease } from './home/lease';
 import { JobQueue } from './jobs/queue';
-import { loadUserEnvs, tidyUserEnvLeftovers } from './user-envs';
-import type { EngineServices, EnvCatalog, RequestContext } from './services';
+import { loadUserEnvs, tidyUserEnvLeftovers } from './envs/user-envs';
+import type { EngineServices, EnvCatalog, RequestContext } from './system/services';
 import { Store } from './store';
 
 export interface EngineOptions {
@@ -39,7 +39,7 @@ export interface Engine {
   /** Serve one request; never throws. */
   dispatch(method: unknown, input: unknown, ctx: RequestContext): Promise<Result<unknown>>;
   subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
-  /** Whether this engine owns its data home; otherwise it is attached read-only (home-lease.ts). */
+  /** Whether this engine owns its data home; otherwise it is attached read-only (home/lease.ts). */
   readonly writable: boolean;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // Entry of the engine when Electron runs it as a utilityProcess: requests arrive on
 // process.parentPort, results and events go back the same way. No `electron` import here.
 import { createEngine } from './host';
-import { logUnhandledRejections } from './unhandled-rejections';
+import { logUnhandledRejections } from './system/unhandled-rejections';
 
 interface ParentPort {
   on(event: 'message', listener: (message: { data: unknown }) => void): void;

@@ -7,7 +7,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { DEFAULT_JSON_BOUNDS, parseBoundedJson } from '../../native-models/io';
 import { MAX_FRAME_BYTES, RequestFrame, type Result, type ServerFrame } from '../contract';
 import type { Engine } from '../engine/host';
-import { allowedAuthorities, contentSecurityPolicy, cookieToken, hostHeaderAllowed, isLoopbackHost, originAllowed, TOKEN_COOKIE, tokensEqual } from './security';
+import { allowedAuthorities, hostHeaderAllowed, isLoopbackHost, originAllowed, tokensEqual } from '../engine/loopback';
+import { contentSecurityPolicy, cookieToken, TOKEN_COOKIE } from './security';
 import { resolveStatic } from './static';
 
 export interface ServeOptions {

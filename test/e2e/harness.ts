@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { EnvDetail, WorkbenchApi } from '../../electron/contract';
 import { createEngine, type Engine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
-import type { EnvCatalog } from '../../electron/engine/services';
+import type { EnvCatalog } from '../../electron/engine/system/services';
 import { serve, type RunningServer } from '../../electron/server';
 
 /** What the web-mode e2e needs besides the app: the built renderer, Chromium, a fixed environment. */

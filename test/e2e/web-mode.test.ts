@@ -67,7 +67,7 @@ describe('web mode in Chromium', () => {
     const empty = page.getByTestId('runs-empty');
     await empty.waitFor();
     await expect.poll(() => page.getByTestId('quickstart').isEnabled()).toBe(true);
-    // The quickstart trains the recommended recipe (engine/recipes.ts); the CLI line does the same without --algo.
+    // The quickstart trains the recommended recipe (engine/runs/recipes.ts); the CLI line does the same without --algo.
     expect(await empty.locator('.cli').textContent()).toBe('npx envace train --env fixture-shop --preset tiny');
     await shot('runs-empty');
 

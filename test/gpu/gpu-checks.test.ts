@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { detectGpu } from '../../electron/engine/gpu-setup';
+import { detectGpu } from '../../electron/engine/system/gpu-setup';
 import { patience } from '../helpers/patience';
 
 const run = promisify(execFile);

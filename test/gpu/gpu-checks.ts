@@ -6,7 +6,7 @@
 // the CUDA provider does not load (run `envace gpu setup`). `--device cpu` compares the CPU with
 // itself: it checks this script on any machine (test/gpu/gpu-checks.test.ts runs it so).
 import { parseArgs } from 'node:util';
-import { detectGpu } from '../../electron/engine/gpu-setup';
+import { detectGpu } from '../../electron/engine/system/gpu-setup';
 import { availableProviders, PRESETS, Trainer, type PresetName, type TrainerOptions } from '../../native-models';
 
 const { values } = parseArgs({ options: { presets: { type: 'string', default: 'nano,tiny' }, steps: { type: 'string', default: '3' }, device: { type: 'string', default: 'cuda' } } });

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EnvDetail, Run, WorkbenchApi } from '../../electron/contract';
 import { createEngine, type Engine } from '../../electron/engine/host';
-import { registryCatalog } from '../../electron/engine/env-catalog';
+import { registryCatalog } from '../../electron/engine/envs/catalog';
 import { homePaths } from '../../electron/engine/home';
-import type { EnvCatalog } from '../../electron/engine/services';
+import type { EnvCatalog } from '../../electron/engine/system/services';
 
 export function tempHome(prefix = 'envace-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

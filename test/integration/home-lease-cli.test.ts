@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../electron/contract';
 import { createEngine } from '../../electron/engine/host';
-import { LEASE_FILE } from '../../electron/engine/home-lease';
+import { LEASE_FILE } from '../../electron/engine/home/lease';
 import { tempHome } from '../helpers/engine';
 import { lastJson, runEnvace } from '../helpers/cli';
 

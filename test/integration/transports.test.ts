@@ -12,7 +12,7 @@ import { buildBridge, type IpcLike } from '../../electron/preload/bridge';
 import { serve, type RunningServer } from '../../electron/server';
 import { createIpcTransport } from '../../renderer/src/api/ipc-transport';
 import { createWebSocketTransport } from '../../renderer/src/api/websocket-transport';
-import { detectGpu } from '../../electron/engine/gpu-setup';
+import { detectGpu } from '../../electron/engine/system/gpu-setup';
 import { exportModel, importModel } from '../../electron/engine/models';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
 import { testEngine } from '../helpers/engine';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { GpuNotAvailable, gpuSetup, realGpuSetupDeps, type GpuSetupDeps } from '../../engine/gpu-setup';
+import { GpuNotAvailable, gpuSetup, realGpuSetupDeps, type GpuSetupDeps } from '../../engine/system/gpu-setup';
 import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 import { providerLines } from './system';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveHome } from '../../engine/home';
-import { unlockHome } from '../../engine/home-lease';
+import { unlockHome } from '../../engine/home/lease';
 import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 

@@ -9,7 +9,7 @@ import { McpHttpError, serveHttp } from '../../engine/mcp-serve/http';
 import { serveStdio } from '../../engine/mcp-serve/server';
 import { servedTaskLines } from '../../engine/mcp-serve/taskfile';
 import { servedTools, ServedToolsError } from '../../engine/mcp-serve/tools';
-import { isLoopbackHost } from '../../server/security';
+import { isLoopbackHost } from '../../engine/loopback';
 import { withUserEnvs } from '../engine-session';
 import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';

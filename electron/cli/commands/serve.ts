@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine/host';
 import { serve, ServeError } from '../../server';
-import { isLoopbackHost } from '../../server/security';
+import { isLoopbackHost } from '../../engine/loopback';
 import { appRoot, rendererDist } from '../paths';
 import { CliError, EXIT } from '../output';
 import { act, leaf, type CommonOptions } from './common';

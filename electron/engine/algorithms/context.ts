@@ -15,7 +15,7 @@ import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
 import type { RolloutSettings } from './rollout';
-import { stageKey, stageLearningRate, stageResetsMoments } from './stage-schedule';
+import { type Stage, stageKey, stageLearningRate, stageResetsMoments } from './stage-schedule';
 import type { ReferenceStep } from './simulator';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -45,12 +45,8 @@ export interface TrainingIO {
   runId?: string | null;
 }
 
-export interface Stage {
-  algo: 'sft' | 'grpo-real' | 'envace' | 'envace-no-rehearse-loss' | 'envace-shared-baseline' | 'paw' | 'rwml';
-  /** Global steps [first, last] (1-based, inclusive) this stage owns. */
-  first: number;
-  last: number;
-}
+// Defined with its schedule (stage-schedule.ts), which this module imports and not the other way round.
+export type { Stage };
 
 export const RUN_STATE_FILE = 'run_state.json';
 export const MODEL_DIR = 'model';

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { JSONL_LINE_BOUNDS, parseJsonLines } from '../envs/jsonl';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, Task, ToolEnv } from '../envs/types';
-import { UserPathError, checkUserFile, readUserText } from '../user-paths';
+import { UserPathError, checkUserFile, readUserText } from '../home/user-paths';
 import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
-import { Rng, deriveSeed } from './random';
+import { Rng, deriveSeed } from '../random';
 import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
 
 export interface DemoTranscript {

@@ -18,7 +18,7 @@ import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEn
 import { AlgorithmError } from './errors';
 import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
 import type { Policy } from './policy';
-import { Rng, deriveSeed } from './random';
+import { Rng, deriveSeed } from '../random';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
 
 export type RolloutMode = 'real' | 'rehearse' | 'mixed';

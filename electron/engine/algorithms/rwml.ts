@@ -3,7 +3,7 @@
  * reward made from that similarity, and the too-easy transition filter.
  */
 import { AlgorithmError } from './errors';
-import type { Rng } from './random';
+import type { Rng } from '../random';
 
 export type SimilarityName = 'json-soft' | 'json-f1' | 'rouge-l' | 'char-ngram-cos' | 'embedding';
 

@@ -6,7 +6,14 @@
  */
 import type { RunConfig } from '../../contract';
 import { lrAt, type Schedule } from '../../../native-models/training/schedule';
-import type { Stage } from './context';
+
+/** One stage of a run: its method and the global steps it owns. */
+export interface Stage {
+  algo: 'sft' | 'grpo-real' | 'envace' | 'envace-no-rehearse-loss' | 'envace-shared-baseline' | 'paw' | 'rwml';
+  /** Global steps [first, last] (1-based, inclusive) this stage owns. */
+  first: number;
+  last: number;
+}
 
 export type StageKey = 'sft' | 'world' | 'rl';
 

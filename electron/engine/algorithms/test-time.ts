@@ -7,7 +7,7 @@
  *   commit `plan`    the consensus plan is followed while real observations agree with the
  *                    predicted ones; the policy (with the memory) takes over at the first divergence
  */
-import { renderMemory } from '../memory-text';
+import { renderMemory } from './memory-text';
 import type { Task, ToolEnv } from '../envs/types';
 import { AlgorithmError } from './errors';
 import { type Memory, type RehearsalTrace, buildMemory } from './memory';

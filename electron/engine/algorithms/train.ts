@@ -22,7 +22,7 @@ import { runSftStage } from './loops/sft';
 import { NativePolicy, type PolicyOptions, type PretrainedModel } from './policy';
 import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
-import { rlSamplingProblem } from '../preflight';
+import { rlSamplingProblem } from '../runs/preflight';
 import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';

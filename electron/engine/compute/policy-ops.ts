@@ -12,7 +12,7 @@ import {
   toNewRollout,
   type RolloutResult,
 } from '../algorithms';
-import { renderMemory } from '../memory-text';
+import { renderMemory } from '../algorithms/memory-text';
 import { getEnv } from '../envs/registry';
 import type { Split, Task, ToolEnv } from '../envs/types';
 import type { NewRollout } from '../store';

@@ -21,7 +21,7 @@ type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContex
 async function userEnvsReady(): Promise<void> {
   const home = (workerData as { home?: string | null } | null)?.home;
   if (!home) return;
-  const [{ loadUserEnvs }, { homePaths }, { setScratchRoot }] = await Promise.all([import('../user-envs'), import('../home'), import('../envs/scratch')]);
+  const [{ loadUserEnvs }, { homePaths }, { setScratchRoot }] = await Promise.all([import('../envs/user-envs'), import('../home'), import('../envs/scratch')]);
   const paths = homePaths(home);
   setScratchRoot(join(paths.home, 'tmp'));
   await loadUserEnvs(paths);

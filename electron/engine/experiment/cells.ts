@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EvalResult } from '../../contract';
 import { writeFileAtomicSync } from '../../../native-models/io/atomic';
-import { KernelLock } from '../kernel-lock';
+import { KernelLock } from '../home/kernel-lock';
 import type { Split, Variant } from './plan';
 import { type Method, type Suite, SuiteError } from './suite';
 

@@ -6,7 +6,7 @@
  * (loading and compiling the model).
  */
 import { preset } from '../../../native-models/presets';
-import { BENCH } from '../preflight-training';
+import { BENCH } from '../runs/preflight-training';
 import { planSuite } from './plan';
 import { REHEARSING, type Suite, rwmlSplit } from './suite';
 

@@ -5,7 +5,7 @@
  * same RL budget, so a method's row is a paired difference from that checkpoint.
  */
 import type { RunConfigInput } from '../../contract';
-import { recommendedRecipe } from '../recipes';
+import { recommendedRecipe } from '../runs/recipes';
 
 /**
  * The trained rows of the table, in table order. `sft` is the shared SFT checkpoint itself;

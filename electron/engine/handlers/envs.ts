@@ -1,6 +1,6 @@
 import { ContractError } from '../../contract';
 import { envOptions } from '../algorithms/env-options';
-import { rootsForTransport } from '../user-paths';
+import { rootsForTransport } from '../home/user-paths';
 import type { HandlerGroup } from './types';
 
 export const envsHandlers: HandlerGroup<'envs.ids' | 'envs.list' | 'envs.get' | 'envs.tasks' | 'envs.call' | 'envs.addMcp' | 'envs.remove' | 'envs.test'> = (s) => ({

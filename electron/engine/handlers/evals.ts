@@ -1,6 +1,6 @@
 import type { EvalResult, Memory } from '../../contract';
-import type { EngineServices } from '../services';
-import { computeJob, policySource } from '../compute-jobs';
+import type { EngineServices } from '../system/services';
+import { computeJob, policySource } from '../runs/compute-jobs';
 import type { HandlerGroup } from './types';
 
 export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({

@@ -1,7 +1,7 @@
 import { pausePoint } from '../../../native-models/io/pause-point';
 import { ContractError } from '../../contract';
-import { computeJob, policySource } from '../compute-jobs';
-import { renderMemory } from '../memory-text';
+import { computeJob, policySource } from '../runs/compute-jobs';
+import { renderMemory } from '../algorithms/memory-text';
 import type { HandlerGroup } from './types';
 
 export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | 'memories.update' | 'memories.rehearse' | 'memories.commit'> = (s) => ({

@@ -8,10 +8,10 @@ import type { ExportOptions, LoraBaseOptions, ModelCard, ModelEntry } from '../m
 type ModelsModule = typeof import('../models');
 let modelsModule: Promise<ModelsModule> | undefined;
 const models = () => (modelsModule ??= import('../models'));
-import type { EngineServices, RequestContext } from '../services';
-import type { VerlRun } from '../models/verl-export';
-import { checkpointDir } from '../training';
-import { UserPathError, confineUserPath, rootsForTransport } from '../user-paths';
+import type { EngineServices, RequestContext } from '../system/services';
+import type { VerlRun } from '../models/verl/export';
+import { checkpointDir } from '../runs/training';
+import { UserPathError, confineUserPath, rootsForTransport } from '../home/user-paths';
 import { envOptions } from '../algorithms/env-options';
 import type { HandlerGroup } from './types';
 

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { ContractError, RunConfig, type Run } from '../../contract';
-import { recommendedRecipe } from '../recipes';
+import { recommendedRecipe } from '../runs/recipes';
 import { runDir } from '../home';
-import type { EngineServices } from '../services';
-import { preflight, runConfigFileProblems } from '../preflight';
-import { rootsForTransport } from '../user-paths';
-import { checkpointDir, initFromCheckpoint, startTraining } from '../training';
+import type { EngineServices } from '../system/services';
+import { preflight, runConfigFileProblems } from '../runs/preflight';
+import { rootsForTransport } from '../home/user-paths';
+import { checkpointDir, initFromCheckpoint, startTraining } from '../runs/training';
 import type { HandlerGroup } from './types';
 
 export function newRunId(now = new Date()): string {

@@ -1,6 +1,6 @@
 import { ContractError, type ProviderStatus } from '../../contract';
-import { GpuNotAvailable, gpuSetup, realGpuSetupDeps, type GpuSetupDeps } from '../gpu-setup';
-import { systemInfo } from '../system';
+import { GpuNotAvailable, gpuSetup, realGpuSetupDeps, type GpuSetupDeps } from '../system/gpu-setup';
+import { systemInfo } from '../system/info';
 import type { HandlerGroup } from './types';
 
 /** The system handlers over a given machine; tests stand in for GPU detection and the installer. */

@@ -1,5 +1,5 @@
 /**
- * Streamable HTTP for a served environment, guarded as web mode is (electron/server/security.ts):
+ * Streamable HTTP for a served environment, guarded as web mode is (engine/loopback):
  * loopback only, the Host header must name this server (DNS rebinding), browsers' Origin must be
  * ours, and every request carries the random token (Authorization: Bearer, or ?token= in the URL
  * the command prints). Each MCP session gets its own SDK server and its own episodes; sessions
@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { allowedAuthorities, hostHeaderAllowed, isLoopbackHost, originAllowed, tokensEqual } from '../../server/security';
+import { allowedAuthorities, hostHeaderAllowed, isLoopbackHost, originAllowed, tokensEqual } from '../loopback';
 import type { EpisodeBook } from './episodes';
 import { sessionServer } from './server';
 

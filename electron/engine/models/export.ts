@@ -1,6 +1,6 @@
 // Exports of a model (ours or imported) to the formats other tools load: a Hugging Face folder, an
 // ONNX model with a KV cache in Optimum's layout (transformers.js), a PEFT LoRA adapter, GGUF for llama.cpp,
-// and a run carried to verl (verl-export.ts: the HF folder plus the task set and configs). Every export fills
+// and a run carried to verl (verl/export.ts: the HF folder plus the task set and configs). Every export fills
 // a temp folder and swaps it in whole (native-models/io/atomic), after checking the destination is safe.
 
 import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
 import { loraAdapters, loraBase, mergeLora } from './lora';
 import { type ModelCard, renderModelCard } from './model-card';
 import { ExportError, type OutDirOptions, checkOutDir } from './out-dir';
-import { VERL_FILES, type VerlRun, verlProblem, writeVerlFiles } from './verl-export';
+import { VERL_FILES, type VerlRun, verlProblem, writeVerlFiles } from './verl/export';
 
 export const EXPORT_FORMATS = ['hf', 'onnx', 'lora', 'gguf', 'verl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -21,7 +21,7 @@ export interface OpenOptions {
   migrate?: boolean;
   /**
    * Called before every statement that writes (and every `exec`); throwing stops the write. The
-   * engine checks here that it still holds the data home's lease (home-lease.ts).
+   * engine checks here that it still holds the data home's lease (home/lease.ts).
    */
   beforeWrite?: () => void;
   /** The file lies on a read-only mount: opened for reading only (see openReadOnly). */

@@ -10,7 +10,7 @@ import { type StepResult, runTraining } from '../../../electron/engine/algorithm
 import { NativePolicy } from '../../../electron/engine/algorithms/policy';
 import { exportModel, hfShapeFromConfig, hfWeightsFromParams, importModel, loadModel, loadRunCheckpoint } from '../../../electron/engine/models';
 import { evaluateOp } from '../../../electron/engine/compute/policy-ops';
-import { preflight } from '../../../electron/engine/preflight';
+import { preflight } from '../../../electron/engine/runs/preflight';
 import { FROZEN_FILE, PRESETS, TextTokenizer, bpeTokenizerConfig, bpeTokenizerJson, exportHfFolder, initParams, loadCheckpoint, paramSpecs, resolveConfig, trainBpe } from '../../../native-models';
 import { SPECIAL_TOKENS } from '../../../native-models/tokenizer';
 import { demoCorpus, runDemonstrations } from '../../../electron/engine/algorithms/demos';

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../../electron/contract';
 import { runTraining, type StepResult } from '../../../electron/engine/algorithms/train';
 import { closeEnvs } from '../../../electron/engine/envs/registry';
-import { recommendedRecipe } from '../../../electron/engine/recipes';
+import { recommendedRecipe } from '../../../electron/engine/runs/recipes';
 import { patience } from '../../helpers/patience';
 
 const root = mkdtempSync(join(tmpdir(), 'envace-recipe-format-'));

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerGpu } from '../../../electron/cli/commands/gpu';
 import { reportError } from '../../../electron/cli/output';
-import { cudaLibraryPath, detectGpu, ortPackageRoot, realGpuSetupDeps, type DetectionHost, type GpuSetupDeps } from '../../../electron/engine/gpu-setup';
+import { cudaLibraryPath, detectGpu, ortPackageRoot, realGpuSetupDeps, type DetectionHost, type GpuSetupDeps } from '../../../electron/engine/system/gpu-setup';
 import { runEnvace } from '../../helpers/cli';
 
 /** Every file under onnxruntime-node with its size and mtime: any install or rewrite changes it. */

@@ -9,7 +9,7 @@ import { RunConfig } from '../../../electron/contract';
 import { readDemonstrationFile } from '../../../electron/engine/algorithms/demos';
 import { AlgorithmError } from '../../../electron/engine/algorithms/errors';
 import type { ToolEnv } from '../../../electron/engine/envs/types';
-import { preflight, runConfigFileProblems } from '../../../electron/engine/preflight';
+import { preflight, runConfigFileProblems } from '../../../electron/engine/runs/preflight';
 
 const base = mkdtempSync(join(tmpdir(), 'demos-file-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

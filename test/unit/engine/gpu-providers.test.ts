@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { providerLines } from '../../../electron/cli/commands/system';
 import { RunConfig } from '../../../electron/contract';
-import { deviceCheck, preflight } from '../../../electron/engine/preflight';
+import { deviceCheck, preflight } from '../../../electron/engine/runs/preflight';
 import { availableProviders, providerReason } from '../../../native-models/runtime/session';
 
 // ORT's own words for providers that do not load, as onnxruntime-node 1.30 throws them.

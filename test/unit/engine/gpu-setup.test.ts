@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ContractError, GpuSetupInput } from '../../../electron/contract';
-import { installerInvocation, ortPackageRoot, realGpuSetupDeps, type GpuSetupDeps } from '../../../electron/engine/gpu-setup';
+import { installerInvocation, ortPackageRoot, realGpuSetupDeps, type GpuSetupDeps } from '../../../electron/engine/system/gpu-setup';
 import { systemHandlersWith } from '../../../electron/engine/handlers/system';
 
 const ctx = { transport: 'in-process' as const };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HomeLease, LEASE_FILE, LOCK_DB_FILE, LeaseError, processStartTime, remoteOwnerLive, type LeaseOwner } from '../../../electron/engine/home-lease';
+import { HomeLease, LEASE_FILE, LOCK_DB_FILE, LeaseError, processStartTime, remoteOwnerLive, type LeaseOwner } from '../../../electron/engine/home/lease';
 import { tempHome } from '../../helpers/engine';
 
 const homes: string[] = [];
@@ -139,7 +139,7 @@ describe('HomeLease: one writer per data home', () => {
  * each keeps what it won until every racer has answered, so a late racer cannot win a released home.
  */
 const RACER = `
-  import { HomeLease } from ${JSON.stringify(path.resolve('electron/engine/home-lease.ts'))};
+  import { HomeLease } from ${JSON.stringify(path.resolve('electron/engine/home/lease.ts'))};
   let lease = null;
   process.on('message', (m) => {
     if (m.try) { lease = new HomeLease(m.try, 'racer'); process.send(lease.tryAcquire() ? 'won' : 'lost'); }

@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { folderNameProblem } from '../../../electron/contract';
 import { createEngine } from '../../../electron/engine/host';
 import { homePaths } from '../../../electron/engine/home';
-import { processStartTime } from '../../../electron/engine/process-identity';
-import { childFolder } from '../../../electron/engine/user-paths';
-import { readUserEnvs, USER_ENVS_FILE } from '../../../electron/engine/user-envs';
+import { processStartTime } from '../../../electron/engine/home/process-identity';
+import { childFolder } from '../../../electron/engine/home/user-paths';
+import { readUserEnvs, USER_ENVS_FILE } from '../../../electron/engine/envs/user-envs';
 import { tempHome } from '../../helpers/engine';
 
 const FIXTURE = fileURLToPath(new URL('./envs/mcp/fixture-server.mjs', import.meta.url));

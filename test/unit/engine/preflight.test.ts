@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countParams, preset } from '../../../native-models';
-import { preflight, trainingMemoryEstimate } from '../../../electron/engine/preflight';
+import { preflight, trainingMemoryEstimate } from '../../../electron/engine/runs/preflight';
 import { RunConfig } from '../../../electron/contract';
 import { patience } from '../../helpers/patience';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunConfig } from '../../../electron/contract';
 import { planStages } from '../../../electron/engine/algorithms/train';
-import { recommendedRecipe } from '../../../electron/engine/recipes';
+import { recommendedRecipe } from '../../../electron/engine/runs/recipes';
 import { configFromFlags } from '../../../electron/cli/commands/train';
 import { createEngine } from '../../../electron/engine/host';
 import { inProcessClient } from '../../../electron/engine/in-process';

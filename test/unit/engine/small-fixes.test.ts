@@ -1,7 +1,7 @@
 // Small things a user reads: a memory never says "confidence -0.00"; one seed limit for runs and evaluations.
 import { describe, expect, it } from 'vitest';
 import { EvalsRunInput, RunConfig, SEED_MAX } from '../../../electron/contract';
-import { renderMemory } from '../../../electron/engine/memory-text';
+import { renderMemory } from '../../../electron/engine/algorithms/memory-text';
 
 const memory = (confidence: number) => ({
   rehearsals: [{ plan: [], predictedObservations: [], answer: 'done', confidence, problems: [] }],

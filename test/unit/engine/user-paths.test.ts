@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UserPathError, checkUserFile, confineUserPath, readUserText, rootsForTransport } from '../../../electron/engine/user-paths';
+import { UserPathError, checkUserFile, confineUserPath, readUserText, rootsForTransport } from '../../../electron/engine/home/user-paths';
 
 const base = mkdtempSync(join(tmpdir(), 'user-paths-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -4,10 +4,10 @@
 // answer afterwards. Deterministic: a failure names the seed and index that reproduce it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, ErrorCode, methodNames, ResultShape, type Handlers, type Result } from '../../../electron/contract';
-import { registryCatalog } from '../../../electron/engine/env-catalog';
+import { registryCatalog } from '../../../electron/engine/envs/catalog';
 import { homePaths } from '../../../electron/engine/home';
 import { Rng } from '../../../electron/engine/random';
-import type { RequestContext } from '../../../electron/engine/services';
+import type { RequestContext } from '../../../electron/engine/system/services';
 import { valueBoundsProblem } from '../../../native-models/io';
 import { tempHome, testEngine } from '../../helpers/engine';
 import { adversarialValue, deeplyNested, HOSTILE_STRINGS, protoKeyed, randomString, randomValue } from './payloads';

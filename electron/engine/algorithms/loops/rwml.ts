@@ -11,7 +11,7 @@ import { groupAdvantages } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { type Segment, flatten, generatedSegment } from '../layout';
-import { Rng, deriveSeed } from '../random';
+import { Rng, deriveSeed } from '../../random';
 import { type RolloutResult, toNewRollout } from '../rollout';
 import { fillBatch, similarityFunction, similarityReward } from '../rwml';
 import { rolloutMetrics } from './metrics';

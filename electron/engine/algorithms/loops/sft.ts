@@ -10,7 +10,7 @@ import type { RunContext, Stage } from '../context';
 import { type Demonstration, demoSegments, runDemonstrations } from '../demos';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask } from '../layout';
-import { epochSlice } from '../random';
+import { epochSlice } from '../../random';
 
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;

@@ -10,7 +10,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { McpReset } from '../../../contract';
-import { processRunning, processStartTime } from '../../process-identity';
+import { processRunning, processStartTime } from '../../home/process-identity';
 import type { JsonValue } from '../types';
 import { DEFAULT_CALL_LIMITS, McpConnection, startupTimeoutMs, type McpCallLimits, type McpServerSpec } from './connection';
 

@@ -4,7 +4,7 @@
  * every problem is reported with its line number before anything runs.
  */
 import { z } from 'zod';
-import { UserPathError, readUserText } from '../../user-paths';
+import { UserPathError, readUserText } from '../../home/user-paths';
 import { parseJsonLines } from '../jsonl';
 import { validateToolArguments } from '../schema-validate';
 import type { JsonValue, Task, ToolSpec } from '../types';

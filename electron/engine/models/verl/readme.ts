@@ -2,7 +2,7 @@
 // knobs became a verl key (and which have none), and what was and was not verified.
 
 import type { RunConfig } from '../../../contract';
-import { VERL_FILES, type VerlRun } from '../verl-export';
+import { VERL_FILES, type VerlRun } from './folder';
 import type { TrainerLengths } from './trainer-config';
 
 const DEFAULT_WORLD = { worldSize: 8, worldMode: 'fixed', taskMix: 'all' } as const;

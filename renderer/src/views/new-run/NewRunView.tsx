@@ -43,7 +43,7 @@ export function NewRunView() {
     setValues(duplicateValues(fields, source.data));
     setBaseline(configValues(fields, source.data.config));
   }, [source.data]);
-  // A new run starts from the recommended recipe (engine/recipes.ts) for its env × model: knobs known
+  // A new run starts from the recommended recipe (engine/runs/recipes.ts) for its env × model: knobs known
   // to train, with their expected time and held-out figure; knobs set by hand stay as typed.
   const chosenEnv = String(values.env ?? '');
   const chosenModel = modelRefOf(values.model);

@@ -19,7 +19,7 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   const envIds = envs.data?.ids ?? [];
   const noEnvs = envs.data !== undefined && envIds.length === 0;
   const env = quickstartEnv(envIds);
-  // The recommended recipe (engine/recipes.ts): knobs known to train, not the contract's bare defaults.
+  // The recommended recipe (engine/runs/recipes.ts): knobs known to train, not the contract's bare defaults.
   const recipe = useCall('runs.recipe', envs.data && !noEnvs ? { env, model: QUICKSTART_MODEL } : null);
 
   const create = async () => {

@@ -3,7 +3,7 @@ import type { ModelRef } from '../../../../electron/contract';
 /**
  * The quickstart: retail's procedural look-ups on tiny, the recipe with a measured before → after on
  * tasks training never saw (held-out users, orders and items: 0 % → 58 % in about 3 minutes on two
- * cores, engine/recipes.ts). mock, first in the registry, is a contract-test env whose 10 tasks are
+ * cores, engine/runs/recipes.ts). mock, first in the registry, is a contract-test env whose 10 tasks are
  * its training and held-out split alike, so it cannot show learning that transfers.
  */
 export const QUICKSTART_ENV = 'retail';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
 import { NewRunView } from '../../../../renderer/src/views/new-run/NewRunView';
-import { recommendedRecipe } from '../../../../electron/engine/recipes';
+import { recommendedRecipe } from '../../../../electron/engine/runs/recipes';
 import { fakeApi } from '../../fake-api';
 
 afterEach(cleanup);

@@ -8,7 +8,7 @@ import { tempHome } from '../../../helpers/engine';
 const run = promisify(execFile);
 const dir = tempHome('envace-unhandled-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-const modulePath = path.resolve(import.meta.dirname, '../../../../electron/engine/unhandled-rejections.ts');
+const modulePath = path.resolve(import.meta.dirname, '../../../../electron/engine/system/unhandled-rejections.ts');
 
 /** A process that rejects a promise nobody awaits, then reports whether it is still running. */
 async function child(install: boolean): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,14 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../../electron/engine/random';
-import {
-  allowedAuthorities,
-  contentSecurityPolicy,
-  cookieToken,
-  hostHeaderAllowed,
-  isLoopbackHost,
-  originAllowed,
-} from '../../../../electron/server/security';
+import { allowedAuthorities, hostHeaderAllowed, isLoopbackHost, originAllowed } from '../../../../electron/engine/loopback';
+import { contentSecurityPolicy, cookieToken } from '../../../../electron/server/security';
 
 const req = (headers: IncomingHttpHeaders) => ({ headers });
 const SEED = 7_357;

@@ -14,7 +14,7 @@ import { groupsWithSignal, rolloutMetrics } from '../../../../electron/engine/al
 import { runPawStage } from '../../../../electron/engine/algorithms/loops/paw';
 import { runRoleGrpoStage, sampleGroupsWithSignal } from '../../../../electron/engine/algorithms/loops/role-grpo';
 import type { NativePolicy } from '../../../../electron/engine/algorithms/policy';
-import { epochSlice } from '../../../../electron/engine/algorithms/random';
+import { epochSlice } from '../../../../electron/engine/random';
 import type { RolloutResult } from '../../../../electron/engine/algorithms/rollout';
 import { rolloutSettings } from '../../../../electron/engine/algorithms/train';
 import { formatAction } from '../../../../electron/engine/envs/parser';

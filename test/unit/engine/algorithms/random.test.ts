@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, deriveSeed, epochSlice } from '../../../../electron/engine/algorithms/random';
+import { Rng, deriveSeed, epochSlice } from '../../../../electron/engine/random';
 
 describe('derived randomness', () => {
   it('deriveSeed depends on every label', () => {

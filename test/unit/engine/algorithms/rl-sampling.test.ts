@@ -2,7 +2,7 @@
 // T = 0) and names the knob; SFT, which samples nothing to train on, is unaffected.
 import { describe, expect, it } from 'vitest';
 import { RunConfig } from '../../../../electron/contract';
-import { preflight, rlSamplingProblem } from '../../../../electron/engine/preflight';
+import { preflight, rlSamplingProblem } from '../../../../electron/engine/runs/preflight';
 
 const base = { env: 'mock', model: { preset: 'nano' as const } };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AlgorithmError } from '../../../../electron/engine/algorithms/errors';
-import { Rng } from '../../../../electron/engine/algorithms/random';
+import { Rng } from '../../../../electron/engine/random';
 import {
   MAX_FILL_ROUNDS,
   charNgramCosine,

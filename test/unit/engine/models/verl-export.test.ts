@@ -13,7 +13,7 @@ import { systemText } from '../../../../electron/engine/algorithms/layout';
 import { RetailEnv } from '../../../../electron/engine/envs/retail/env';
 import { EpisodeBook } from '../../../../electron/engine/mcp-serve/episodes';
 import { ExportError, exportModel } from '../../../../electron/engine/models/export';
-import { VERL_COMMIT, VERL_FILES, type VerlRun, verlToolProblems } from '../../../../electron/engine/models/verl-export';
+import { VERL_COMMIT, VERL_FILES, type VerlRun, verlToolProblems } from '../../../../electron/engine/models/verl/export';
 import { grpoTrainerConfig } from '../../../../electron/engine/models/verl/trainer-config';
 import { flattenKeys, type YamlValue } from '../../../../electron/engine/models/verl/yaml';
 import { openDatabase, Store } from '../../../../electron/engine/store';

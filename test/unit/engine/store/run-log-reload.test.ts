@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, RunConfig } from '../../../../electron/contract';
 import { createEngine } from '../../../../electron/engine/host';
 import { inProcessTransport } from '../../../../electron/engine/in-process';
-import type { EngineServices } from '../../../../electron/engine/services';
-import { startTraining } from '../../../../electron/engine/training';
+import type { EngineServices } from '../../../../electron/engine/system/services';
+import { startTraining } from '../../../../electron/engine/runs/training';
 import { testEngine } from '../../../helpers/engine';
 
 let env: ReturnType<typeof testEngine> | undefined;

@@ -8,7 +8,7 @@
  * short look-ups with observations cut hard, so it is the smoke-test model; tiny (1,024 tokens) is
  * the first that fits the tasks whole (observations 384, six turns).
  */
-import type { ModelRef, RunConfigInput } from '../contract';
+import type { ModelRef, RunConfigInput } from '../../contract';
 
 export interface Recipe {
   /** `env/model`, e.g. retail/tiny or retail/imported. */

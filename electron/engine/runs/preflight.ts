@@ -1,13 +1,13 @@
 import os from 'node:os';
-import { preset } from '../../native-models/presets';
-import { countParams, type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
-import { plannedSteps, type RunConfig } from '../contract';
-import { envOptions } from './algorithms/env-options';
-import { getEnv } from './envs/registry';
-import { SPLITS } from './envs/types';
-import { loraOf } from './algorithms/lora-config';
-import { checkDemonstrationsFile } from './algorithms/demos';
-import { UserPathError } from './user-paths';
+import { preset } from '../../../native-models/presets';
+import { countParams, type ModelConfig, paramSpecs } from '../../../native-models/transformer/config';
+import { plannedSteps, type RunConfig } from '../../contract';
+import { envOptions } from '../algorithms/env-options';
+import { getEnv } from '../envs/registry';
+import { SPLITS } from '../envs/types';
+import { loraOf } from '../algorithms/lora-config';
+import { checkDemonstrationsFile } from '../algorithms/demos';
+import { UserPathError } from '../home/user-paths';
 import { type PreflightEstimate, trainingChecks } from './preflight-training';
 
 const BYTES = 4; // float32 everywhere in training
@@ -41,7 +41,7 @@ async function modelChecks(config: RunConfig, modelsDir: string | undefined): Pr
     const name = config.model.imported;
     // Loaded here, not at the top: the model registry pulls in the model stack (ONNX Runtime
     // included), which the engine's main thread does not load at start-up.
-    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('./models/registry'), import('../../native-models/tokenizer')]);
+    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('../models/registry'), import('../../../native-models/tokenizer')]);
     const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
     if (!entry) return { params: null, memoryEstimateBytes: null, checks: [{ name: 'model', ok: false, detail: `no imported model named "${name}"; import one with \`npx envace import --hf DIR\`` }] };
     model = lora ? { ...entry.config, lora } : entry.config;
@@ -135,7 +135,7 @@ export async function deviceCheck(provider: RunConfig['provider'], providers: No
 
 async function probeHere() {
   // Loaded on demand: the engine's main thread does not load ONNX Runtime at start-up.
-  const { availableProviders } = await import('../../native-models/runtime/session');
+  const { availableProviders } = await import('../../../native-models/runtime/session');
   return availableProviders();
 }
 

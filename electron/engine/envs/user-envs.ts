@@ -10,17 +10,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ContractError, EnvsAddMcpInput, FolderName, McpReset, McpServer, type McpRegistration } from '../contract';
-import { writeFileAtomicSync } from '../../native-models/io/atomic';
-import { readBoundedJsonFile } from '../../native-models/io/bounded-file';
-import type { McpServerSpec } from './envs/mcp/connection';
-import { mcpRegistration } from './envs/mcp/env';
-import { tidyDeadEpisodes } from './envs/mcp/episode-servers';
-import { MAX_TASK_FILE_CHARS, readTaskFile } from './envs/mcp/taskfile';
-import { getEnv, isBuiltinEnv, registerEnv, unregisterEnv, type EnvRegistration } from './envs/registry';
-import type { HomePaths } from './home';
-import { folderNameProblem } from '../contract/folder-name';
-import { checkUserFile, childFolder, UserPathError } from './user-paths';
+import { ContractError, EnvsAddMcpInput, FolderName, McpReset, McpServer, type McpRegistration } from '../../contract';
+import { writeFileAtomicSync } from '../../../native-models/io/atomic';
+import { readBoundedJsonFile } from '../../../native-models/io/bounded-file';
+import type { McpServerSpec } from './mcp/connection';
+import { mcpRegistration } from './mcp/env';
+import { tidyDeadEpisodes } from './mcp/episode-servers';
+import { MAX_TASK_FILE_CHARS, readTaskFile } from './mcp/taskfile';
+import { getEnv, isBuiltinEnv, registerEnv, unregisterEnv, type EnvRegistration } from './registry';
+import type { HomePaths } from '../home';
+import { folderNameProblem } from '../../contract/folder-name';
+import { checkUserFile, childFolder, UserPathError } from '../home/user-paths';
 
 export const USER_ENVS_FILE = 'mcp-servers.json';
 /** A seed file is copied into every episode folder: keep it to what a server's state file needs. */

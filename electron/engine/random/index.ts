@@ -1,6 +1,10 @@
 /**
  * The engine's one seeded PRNG (mulberry32) and string hash. Worlds, task lists, data order and
  * sampling seeds must be identical for the same seed on every machine, so nothing touches Math.random.
+ *
+ * A run's randomness is derived rather than carried: every draw is a pure function of the run seed
+ * and a label (step, task, rollout), so a resumed run replays exactly the same data order and
+ * sampling seeds without storing a generator state.
  */
 export class Rng {
   private state: number;
@@ -46,4 +50,30 @@ export function hashString(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
+}
+
+/** A seed for one labelled purpose, e.g. deriveSeed(seed, 'generate', step, turn). */
+export function deriveSeed(seed: number, ...labels: Array<string | number>): number {
+  return hashString(`${seed}:${labels.join(':')}`);
+}
+
+
+/**
+ * Items `cursor .. cursor + n − 1` of an endless stream that walks `items` in a fresh seeded order
+ * each epoch. A pure function of (items, seed, cursor): the data cursor is all a checkpoint needs.
+ */
+export function epochSlice<T>(items: readonly T[], seed: number, cursor: number, n: number): T[] {
+  if (items.length === 0) return [];
+  const out: T[] = [];
+  let order: T[] = [];
+  let orderEpoch = -1;
+  for (let k = cursor; k < cursor + n; k++) {
+    const epoch = Math.floor(k / items.length);
+    if (epoch !== orderEpoch) {
+      order = new Rng(deriveSeed(seed, 'epoch', epoch)).shuffle(items);
+      orderEpoch = epoch;
+    }
+    out.push(order[k % items.length]);
+  }
+  return out;
 }

@@ -1,9 +1,9 @@
-import type { EnvDetail, EnvsAddMcpInput, EnvsTestOutput, EnvSummary } from '../contract';
-import type { ComputeClient } from './compute/client';
+import type { EnvDetail, EnvsAddMcpInput, EnvsTestOutput, EnvSummary } from '../../contract';
+import type { ComputeClient } from '../compute/client';
 import type { EventBus } from './events';
-import type { HomePaths } from './home';
-import type { JobQueue } from './jobs/queue';
-import type { Store } from './store';
+import type { HomePaths } from '../home';
+import type { JobQueue } from '../jobs/queue';
+import type { Store } from '../store';
 
 /** What the environments side offers the handlers (implemented over envs/registry). */
 export interface ToolCallResult {
@@ -39,7 +39,7 @@ export interface EngineServices {
   compute: ComputeClient;
   events: EventBus;
   envs: EnvCatalog;
-  /** Whether this engine owns the data home, or who does (home-lease.ts). */
+  /** Whether this engine owns the data home, or who does (home/lease.ts). */
   homeAccess(): { writable: boolean; owner: string | null };
 }
 

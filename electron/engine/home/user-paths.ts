@@ -5,8 +5,8 @@
 
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { folderNameProblem } from '../contract/folder-name';
-import { FileBoundsError, checkBoundedFile, readBoundedText } from '../../native-models/io/bounded-file';
+import { folderNameProblem } from '../../contract/folder-name';
+import { FileBoundsError, checkBoundedFile, readBoundedText } from '../../../native-models/io/bounded-file';
 
 export type UserPathErrorKind = 'outside' | 'missing' | 'not_file' | 'too_large' | 'unreadable' | 'bad_name';
 

@@ -1,4 +1,4 @@
-import type { RehearsalMemory } from '../contract';
+import type { RehearsalMemory } from '../../contract';
 
 const callText = (c: { name: string; arguments: Record<string, unknown> }) => `${c.name}(${JSON.stringify(c.arguments)})`;
 

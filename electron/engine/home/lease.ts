@@ -16,7 +16,7 @@
 // under it (a new inode, so another engine may hold a lock of its own) or an owner named from another
 // host stops its writes with a typed error instead of two writers working at once.
 
-import { ContractError } from '../contract';
+import { ContractError } from '../../contract';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -7,12 +7,12 @@
  * so nothing here imports the loops, the policy or train.ts; the two rules taken from there are
  * restated below and pinned to their originals by test/unit/engine/preflight-training.test.ts.
  */
-import { preset } from '../../native-models/presets';
-import { type ModelConfig, paramSpecs } from '../../native-models/transformer/config';
-import { plannedSteps, stagePlan, stagePlanProblem, type RunConfig } from '../contract';
-import type { DemoTranscript } from './algorithms/demos';
-import type { PolicyTokenizer } from './algorithms/layout';
-import type { ToolEnv } from './envs/types';
+import { preset } from '../../../native-models/presets';
+import { type ModelConfig, paramSpecs } from '../../../native-models/transformer/config';
+import { plannedSteps, stagePlan, stagePlanProblem, type RunConfig } from '../../contract';
+import type { DemoTranscript } from '../algorithms/demos';
+import type { PolicyTokenizer } from '../algorithms/layout';
+import type { ToolEnv } from '../envs/types';
 
 export interface Check {
   name: string;
@@ -50,7 +50,7 @@ export const DEMO_BUDGET_MS = 3000;
  * answers other requests in between.
  */
 async function recordDemonstrations(env: ToolEnv, config: RunConfig, budgetMs: number): Promise<{ transcripts: DemoTranscript[]; of: number }> {
-  const { runDemonstrations } = await import('./algorithms/demos');
+  const { runDemonstrations } = await import('../algorithms/demos');
   const tasks = env.tasks('train').map((t) => env.task(t.id));
   if (config.sft.demonstrations === 'file') {
     const transcripts = await runDemonstrations(env, tasks, config.sft, config.rollout.toolSchemas, config.seed);
@@ -109,7 +109,7 @@ export async function contextFit(
 ): Promise<Fit> {
   const none: Fit = { checks: [], demoTokens: null, promptTokens: null, vocabSize: null };
   if (config.initFrom || (!uses.sft && !uses.rollouts)) return none;
-  const [{ demoCorpus, demoSegments }, layout] = await Promise.all([import('./algorithms/demos'), import('./algorithms/layout')]);
+  const [{ demoCorpus, demoSegments }, layout] = await Promise.all([import('../algorithms/demos'), import('../algorithms/layout')]);
   // A demonstrations file the request may not use (outside the data home, missing, too big) is never
   // opened: the demonstrations check has said why, and the fit is judged on the schemas instead.
   const hasDemos = config.sft.demonstrations === 'file' ? !uses.demonstrationsFileRefused : env.expert !== undefined;
@@ -130,14 +130,14 @@ export async function contextFit(
     const corpus = sample.transcripts.length
       ? demoCorpus(sample.transcripts)
       : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
-    const { envTokenizer, MIN_VOCAB } = await import('./algorithms/env-tokenizer');
+    const { envTokenizer, MIN_VOCAB } = await import('../algorithms/env-tokenizer');
     tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB));
     maxSeqLen = base.maxSeqLen;
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';
     which = `the run's byte-level BPE (${tokenizer.vocabSize} ids) trained on ${on}`;
   } else {
-    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('./models/registry'), import('../../native-models/tokenizer')]);
+    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('../models/registry'), import('../../../native-models/tokenizer')]);
     const name = config.model.imported;
     const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
     if (!entry) return none; // the model check says so
@@ -328,7 +328,7 @@ export function timeEstimate(
 async function modelOf(config: RunConfig, modelsDir: string | undefined): Promise<ModelConfig | null> {
   if ('preset' in config.model) return preset(config.model.preset);
   if (!modelsDir) return null;
-  const [{ listModels }, { loraOf }] = await Promise.all([import('./models/registry'), import('./algorithms/lora-config')]);
+  const [{ listModels }, { loraOf }] = await Promise.all([import('../models/registry'), import('../algorithms/lora-config')]);
   const entry = listModels(modelsDir).find((m) => m.name === (config.model as { imported: string }).imported);
   const lora = loraOf(config);
   return entry ? (lora ? { ...entry.config, lora } : entry.config) : null;
@@ -357,7 +357,7 @@ export async function trainingChecks(
   let fit: Omit<Fit, 'checks'> = { demoTokens: null, promptTokens: null, vocabSize: null };
   let heldout = 0;
   try {
-    const [{ getEnv }, { envOptions }] = await Promise.all([import('./envs/registry'), import('./algorithms/env-options')]);
+    const [{ getEnv }, { envOptions }] = await Promise.all([import('../envs/registry'), import('../algorithms/env-options')]);
     const env = await getEnv(config.env, envOptions(config));
     heldout = env.tasks('heldout').length;
     const sft = plan.some((st) => st.algo === 'sft');

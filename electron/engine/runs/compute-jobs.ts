@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { ContractError, RunConfig, type Job, type Run } from '../contract';
-import { ComputeError } from './compute/client';
-import type { EngineServices } from './services';
+import { ContractError, RunConfig, type Job, type Run } from '../../contract';
+import { ComputeError } from '../compute/client';
+import type { EngineServices } from '../system/services';
 import { checkpointDir } from './training';
 
 /**

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Graph } from '../../native-models/graph/builder';
-import { toOnnxBytes } from '../../native-models/graph/serialize';
-import { providerReason } from '../../native-models/runtime/provider-reason';
-import type { ProviderReport } from '../../native-models/runtime/session';
+import { Graph } from '../../../native-models/graph/builder';
+import { toOnnxBytes } from '../../../native-models/graph/serialize';
+import { providerReason } from '../../../native-models/runtime/provider-reason';
+import type { ProviderReport } from '../../../native-models/runtime/session';
 
 export interface GpuDetection {
   /** An NVIDIA GPU with a driver on a platform the installer has CUDA binaries for. */

@@ -1,4 +1,4 @@
-import { checkEvent, type EventName, type EventPayload } from '../contract';
+import { checkEvent, type EventName, type EventPayload } from '../../contract';
 
 export type EventListener = (event: EventName, payload: unknown) => void;
 

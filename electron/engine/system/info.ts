@@ -1,18 +1,10 @@
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import type { ProviderStatus, SystemInfo } from '../contract';
-import type { ComputeClient } from './compute/client';
-import type { Db } from './store';
-
-const require = createRequire(import.meta.url);
-
-function packageVersion(): string {
-  try {
-    return (require('../../package.json') as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
+// Imported, not read at run time: a relative read would name a different folder from the source
+// tree (electron/engine/system/) than from the bundle (out/main/); the bundle carries the version.
+import { version } from '../../../package.json';
+import type { ProviderStatus, SystemInfo } from '../../contract';
+import type { ComputeClient } from '../compute/client';
+import type { Db } from '../store';
 
 /**
  * Facts about this machine and build. Providers are probed in the compute worker, where ORT
@@ -28,7 +20,7 @@ export async function systemInfo(args: {
   const [providers, onnxruntime] = await Promise.all([args.compute.call('providers', {}), args.compute.call('ortVersion', {})]);
   const sqlite = args.db.prepare('SELECT sqlite_version()').pluck().get() as string;
   return {
-    app: { name: 'EnvACE Workbench', version: packageVersion() },
+    app: { name: 'EnvACE Workbench', version },
     versions: {
       node: process.versions.node,
       v8: process.versions.v8,

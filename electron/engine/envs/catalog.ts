@@ -1,10 +1,10 @@
-import { ContractError, type EnvDetail, type EnvsTestOutput, type EnvSummary } from '../contract';
-import { callTool, runOracle } from './envs/oracle';
-import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './envs/registry';
-import { SPLITS, type JsonValue } from './envs/types';
-import type { HomePaths } from './home';
+import { ContractError, type EnvDetail, type EnvsTestOutput, type EnvSummary } from '../../contract';
+import { callTool, runOracle } from './oracle';
+import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './registry';
+import { SPLITS, type JsonValue } from './types';
+import type { HomePaths } from '../home';
 import { addUserEnv, readUserEnvs, removeUserEnv } from './user-envs';
-import type { EnvCatalog, ToolCallResult } from './services';
+import type { EnvCatalog, ToolCallResult } from '../system/services';
 
 /**
  * The environment catalog the handlers see, over envs/registry. Environments are built on

@@ -1,45 +1,25 @@
 // A run carried to verl (architecture.md "Scale-out"): a folder verl's multi-turn agent loop can train
 // from — the task set as verl's RL dataset, the tool config pointing at `envace mcp serve` for the
 // run's env, a GRPO trainer config mirroring the run's knobs, the reward function (Python), the README
-// with the launch commands. The starting weights (model/) are the HF export, written by export.ts.
+// with the launch commands. The starting weights (model/) are the HF export, written by models/export.ts.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Algo, RunConfig } from '../../contract';
-import type { TaskRef, ToolSpec } from '../envs/types';
-import { ExportError } from './out-dir';
-import { datasetRows, parquetOf, type VerlRow } from './verl/dataset';
-import { ENVACE_VERL_PY, PYTHON_MODULE } from './verl/python';
-import { verlReadme } from './verl/readme';
-import { AGENT_LOOP_NAME, grpoTrainerConfig, type TrainerLengths, type TrainerPaths } from './verl/trainer-config';
-import { toYaml } from './verl/yaml';
+import type { RunConfig } from '../../../contract';
+import type { ToolSpec } from '../../envs/types';
+import { ExportError } from '../out-dir';
+import { datasetRows, parquetOf, type VerlRow } from './dataset';
+import { VERL_FILES, type VerlRun } from './folder';
+import { ENVACE_VERL_PY, PYTHON_MODULE } from './python';
+import { verlReadme } from './readme';
+import { AGENT_LOOP_NAME, grpoTrainerConfig, type TrainerLengths, type TrainerPaths } from './trainer-config';
+import { toYaml } from './yaml';
+
+// The folder's file names and the run facts it is written from live in folder.ts (readme.ts reads them too).
+export { VERL_FILES, type VerlRun };
 
 /** The verl commit whose config schema, dataset schema and MCP tool config this export was checked against. */
 export const VERL_COMMIT = 'b178a3cd56f58b2d502255daba591e92833930a7';
-
-export const VERL_FILES = {
-  model: 'model',
-  train: 'data/train.parquet',
-  validation: 'data/validation.parquet',
-  trainer: 'envace_grpo.yaml',
-  tools: 'tool_config.yaml',
-  servers: 'mcp_servers.json',
-  agentLoops: 'agent_loops.yaml',
-  python: `${PYTHON_MODULE}.py`,
-  readme: 'README.md',
-} as const;
-
-/** Everything about the run a verl export needs besides its weights. */
-export interface VerlRun {
-  run: { id: string; name: string; algo: Algo; step: number; config: RunConfig };
-  env: { id: string; description: string; tools: ToolSpec[] };
-  /** As `envace mcp serve --env ID` lists them (train rows, held-out rows for validation). */
-  tasks: { train: TaskRef[]; heldout: TaskRef[] };
-  /** The data home `envace mcp serve` should read (registered MCP envs live there). */
-  home?: string;
-  /** The run's world (envOptions of its config): `envace mcp serve` builds the same one. */
-  envOptions?: Record<string, unknown>;
-}
 
 /** The tokenizer calls the lengths need (TextTokenizer has them). */
 export interface LengthTokenizer {

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ContractError, type Job, type RunConfig } from '../contract';
-import { ComputeError } from './compute/client';
-import type { TrainEvent } from './compute/protocol';
-import { runDir } from './home';
+import { ContractError, type Job, type RunConfig } from '../../contract';
+import { ComputeError } from '../compute/client';
+import type { TrainEvent } from '../compute/protocol';
+import { runDir } from '../home';
 import { stageEnds } from './preflight-training';
-import type { EngineServices } from './services';
+import type { EngineServices } from '../system/services';
 
 export interface StartOptions {
   /** Resume from this checkpoint step of the run itself (exact resume). */
