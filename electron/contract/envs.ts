@@ -104,6 +104,8 @@ export const EnvsRemoveInput = z.strictObject({ id: Id });
  * `envs.test`'s input: `limit` replays at most that many tasks of each split, spread evenly over it
  * (each replay may start a server process, and a file of 100k tasks took hours); without it, every task.
  */
+/** Gold replays per split the CLI and the GUI make unless asked for every task: enough to catch a broken file, seconds not hours. */
+export const ENVS_TEST_SAMPLE = 25;
 export const EnvsTestInput = z.strictObject({ id: Id, limit: z.number().int().min(1).max(1_000_000).optional() });
 export type EnvsTestInput = z.infer<typeof EnvsTestInput>;
 

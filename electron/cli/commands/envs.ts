@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { EnvsAddMcpInput, McpReset } from '../../contract';
+import { ENVS_TEST_SAMPLE, type EnvsAddMcpInput, type McpReset } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
@@ -24,7 +24,7 @@ interface AddMcpOptions extends CommonOptions {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** Gold replays `envs test` makes per split unless told otherwise: each may start a server process. */
-export const DEFAULT_TEST_TASKS = 25;
+export const DEFAULT_TEST_TASKS = ENVS_TEST_SAMPLE;
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { EnvsTestOutput } from '../../../../electron/contract';
+import { ENVS_TEST_SAMPLE, type EnvsTestOutput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNotice } from '../../components/Notice';
@@ -60,12 +60,16 @@ export function RemoveEnvButton({ id, onRemoved }: { id: string; onRemoved: () =
   );
 }
 
-/** envs.test: connect, list tools, check the task file and replay every gold trajectory through the real server. */
+/**
+ * envs.test: connect, list tools, check the task file and replay gold trajectories through the real
+ * server — a sample spread over each split by default (each replay may start a server), every task on request.
+ */
 export function EnvTestPanel({ id }: { id: string }) {
   const api = useApi();
   const [startedAt, setStartedAt] = useState<number | null>(null);
   const [result, setResult] = useState<EnvsTestOutput | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [everyTask, setEveryTask] = useState(false);
   const elapsed = useElapsed(startedAt);
 
   const test = async () => {
@@ -73,7 +77,7 @@ export function EnvTestPanel({ id }: { id: string }) {
     setError(null);
     setResult(null);
     try {
-      setResult(await api.call('envs.test', { id }));
+      setResult(await api.call('envs.test', everyTask ? { id } : { id, limit: ENVS_TEST_SAMPLE }));
     } catch (e) {
       setError(e);
     } finally {
@@ -85,13 +89,17 @@ export function EnvTestPanel({ id }: { id: string }) {
     <section className="env-test" aria-labelledby="env-test-title" data-testid="env-test">
       <h3 id="env-test-title">End-to-end check</h3>
       <p className="muted">
-        Starts the server, lists its tools, checks the task file and replays every task's gold trajectory through it; a task whose replay fails cannot
-        teach anything.
+        Starts the server, lists its tools, checks the task file and replays gold trajectories through it ({ENVS_TEST_SAMPLE} per split, spread over
+        it, unless you ask for every task); a task whose replay fails cannot teach anything.
       </p>
       <div className="row">
         <button type="button" className="button" onClick={test} disabled={startedAt !== null} data-testid="env-test-run">
           {startedAt !== null ? 'Testing…' : result || error ? 'Test again' : 'Test'}
         </button>
+        <label className="field-inline">
+          <input type="checkbox" checked={everyTask} onChange={(e) => setEveryTask(e.target.checked)} disabled={startedAt !== null} data-testid="env-test-all" />
+          <span>every task (a replay each; long on a big file)</span>
+        </label>
         {startedAt !== null && (
           <span className="loading" role="status" data-testid="env-test-progress">
             <span className="spinner" aria-hidden="true" /> Replaying the gold trajectories through the server… {formatDuration(elapsed)}
@@ -133,7 +141,10 @@ function EnvTestResult({ result }: { result: EnvsTestOutput }) {
             return (
               <tr key={key} data-split={key}>
                 <th scope="row">{label}</th>
-                <td>{s && s.total > 0 ? `${s.passed}/${s.total}` : 'no tasks'}</td>
+                <td>
+                  {s && s.total > 0 ? `${s.passed}/${s.total}` : 'no tasks'}
+                  {s?.of !== undefined && <span className="muted"> · a sample of {s.of.toLocaleString('en-US')}</span>}
+                </td>
               </tr>
             );
           })}

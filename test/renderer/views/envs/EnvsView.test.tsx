@@ -79,26 +79,31 @@ describe('EnvsView', () => {
     fireEvent.click(await screen.findByTestId('env-test-run'));
     expect(screen.getByTestId('env-test-progress').textContent).toMatch(/Replaying the gold trajectories.*\d+ s/);
     expect((screen.getByTestId('env-test-run') as HTMLButtonElement).disabled).toBe(true);
-    expect(fake.calls.find((c) => c.method === 'envs.test')?.input).toEqual({ id: 'memory' });
+    // A sample spread over each split by default: every task of a 100k-task file took hours.
+    expect(fake.calls.find((c) => c.method === 'envs.test')?.input).toEqual({ id: 'memory', limit: 25 });
 
     answer.resolve({
       id: 'memory',
       tools: ['read_graph', 'create_entities'],
       reset: 'restart: a fresh server process per episode',
       oracle: {
-        split: { train: { passed: 5, total: 6 }, heldout: { passed: 2, total: 2 }, ood: { passed: 0, total: 0 } },
+        split: { train: { passed: 5, total: 6, of: 600 }, heldout: { passed: 2, total: 2 }, ood: { passed: 0, total: 0 } },
         failures: [{ taskId: 'add-alice', reason: 'state: read_graph contains "Alice" (got {"entities":[]})' }],
       },
       wallMs: 2400,
     });
     const result = await screen.findByTestId('env-test-result');
     expect(screen.queryByTestId('env-test-progress')).toBeNull();
-    expect(result.querySelector('tr[data-split="train"]')?.textContent).toBe('train5/6');
+    expect(result.querySelector('tr[data-split="train"]')?.textContent).toBe('train5/6 · a sample of 600');
     expect(result.querySelector('tr[data-split="heldout"]')?.textContent).toBe('held-out2/2');
     expect(result.querySelector('tr[data-split="ood"]')?.textContent).toBe('OODno tasks');
     expect(result.textContent).toContain('1 of 8 gold replays fail');
     expect(result.textContent).toContain('took 2 s');
     expect(screen.getByTestId('env-test-failures').textContent).toBe('add-alice state: read_graph contains "Alice" (got {"entities":[]})');
+    // Every task on request: no limit.
+    fireEvent.click(screen.getByTestId('env-test-all'));
+    fireEvent.click(screen.getByTestId('env-test-run'));
+    expect(fake.calls.filter((c) => c.method === 'envs.test').at(-1)?.input).toEqual({ id: 'memory' });
   });
 
   it('removes an MCP env only after the confirmation, then lists again', async () => {
