@@ -109,8 +109,14 @@ describe('New run from an imported model', () => {
     const picker = page.getByLabel('Imported model name');
     await expect.poll(() => picker.locator('option:not([disabled])').allTextContents()).toEqual(['e2e-nano']);
     await picker.selectOption('e2e-nano');
+    // The form starts from the imported-model recipe (LoRA, an SFT warm start); this run changes it, with every knob shown.
+    await expect.poll(() => page.getByTestId('recipe-banner').textContent()).toMatch(/^Recipe mock\/imported/);
+    await page.getByTestId('advanced-toggle').click();
     // EnvACE with short turns: nano's 256-token context holds mock's prompt without tool schemas.
     await page.locator('[data-path="algo"]').selectOption('envace');
+    await page.locator('[data-path="sft.steps"]').fill('0');
+    await page.locator('[data-path="lora.rank"]').fill('0');
+    await page.locator('[data-path="evalEvery"]').fill('0');
     await page.locator('[data-path="steps"]').fill('2');
     await page.locator('[data-path="rollout.toolSchemas"]').selectOption('none');
     await page.locator('[data-path="rollout.k"]').fill('2');
