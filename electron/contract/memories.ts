@@ -78,12 +78,29 @@ export const MemoriesRehearseOutput = z.strictObject({
   rehearsalIds: z.array(z.number().int()),
 });
 
+export const CommitMode = z.enum(['prompt', 'plan']);
+
 export const MemoriesCommitInput = z.strictObject({
   memoryId: MemoryId,
   runId: Id,
   step: z.number().int().nonnegative().optional(),
-  /** prompt: the memory goes in a <|memory|> block; plan: follow the consensus plan until reality diverges. */
-  commit: z.enum(['prompt', 'plan']).default('prompt'),
+  /**
+   * prompt: the memory goes in a <|memory|> block; plan: follow the consensus plan until reality
+   * diverges. Absent: chosen to fit, as memories.fit says.
+   */
+  commit: CommitMode.optional(),
+});
+
+export const MemoriesFitInput = z.strictObject({ memoryId: MemoryId, runId: Id, step: z.number().int().nonnegative().optional() });
+/** Before a commit: the memory's tokens against the room the run's prompt of the task leaves, and the mode chosen to fit. */
+export const MemoriesFitOutput = z.strictObject({
+  total: z.number().int().nonnegative(),
+  room: z.number().int().nonnegative(),
+  /** The prompt would hold only the memory's last `room` tokens. */
+  cut: z.boolean(),
+  commit: CommitMode,
+  /** Which mode and why, in a sentence ("memory 513 tokens, room 64: the memory will be cut…"). */
+  reason: z.string(),
 });
 
 export const MemoriesCommitOutput = z.strictObject({
@@ -92,6 +109,8 @@ export const MemoriesCommitOutput = z.strictObject({
   reward: z.number(),
   success: z.boolean(),
   envCalls: z.number().int(),
+  /** The mode the run was committed in (the one asked for, or the one chosen to fit). */
+  commit: CommitMode,
   /** plan mode: the turn where a real observation disagreed and the policy took over; null if it never did. */
   fellBackAtTurn: z.number().int().nullable(),
   /** The memory's tokens and how many the prompt kept: a memory longer than the context leaves room for is cut, its end kept. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Empty, Ok } from './common';
 import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestInput, EnvsTestOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
-import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
+import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesFitInput, MemoriesFitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
@@ -46,7 +46,8 @@ export const methods = {
   'memories.get': method(MemoryGetInput, Memory, 'One rehearsal memory'),
   'memories.update': method(MemoryUpdateInput, Memory, 'Edit a memory: stores a new version whose parent is the edited one', 'writes'),
   'memories.rehearse': method(MemoriesRehearseInput, MemoriesRehearseOutput, 'Private rehearsals of a task with a trained run (no env calls) and their memory', 'writes'),
-  'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode)', 'writes'),
+  'memories.fit': method(MemoriesFitInput, MemoriesFitOutput, "Before a commit: the memory's tokens against the room the prompt leaves, and the commit mode chosen to fit"),
+  'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode; absent: chosen to fit)', 'writes'),
   'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal', 'writes'),
   'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
   'envs.ids': method(Empty, EnvsIdsOutput, 'Registered environment ids, at once (without building them)'),

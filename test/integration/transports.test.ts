@@ -250,11 +250,27 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     for (const id of rehearsalIds) expect(await api.call('trajectories.get', { id })).toMatchObject({ mode: 'test-time', purpose: 'rehearsal', envCalls: 0, memoryId: memory.id });
     await expect(api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'no-such-task' })).rejects.toMatchObject({ code: 'not_found' });
   },
+  'memories.fit': async (api) => {
+    const { memory } = await api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'create_task_1', rehearsals: 1 });
+    const short = await api.call('memories.fit', { memoryId: (await api.call('memories.update', { id: memory.id, text: 'Plan: call get_users first.' })).id, runId: fixtures.policyRun });
+    expect(short).toMatchObject({ cut: false, commit: 'prompt' });
+    expect(short.total).toBeLessThanOrEqual(short.room);
+    const long = await api.call('memories.update', { id: memory.id, text: 'Check every user and every task before acting. '.repeat(40) });
+    const fit = await api.call('memories.fit', { memoryId: long.id, runId: fixtures.policyRun });
+    expect(fit.cut).toBe(true);
+    expect(fit.total).toBeGreaterThan(fit.room);
+    // Chosen to fit: plan when there is a consensus plan to follow, whatever the prompt holds.
+    expect(fit.commit).toBe(memory.structured.consensus.plan.length > 0 ? 'plan' : 'prompt');
+    expect(fit.reason).toContain(`memory ${fit.total} tokens, room ${fit.room}`);
+    // The commit without a mode takes the one chosen, and says so.
+    expect((await api.call('memories.commit', { memoryId: long.id, runId: fixtures.policyRun })).commit).toBe(fit.commit);
+    await expect(api.call('memories.fit', { memoryId: 999_999, runId: fixtures.policyRun })).rejects.toMatchObject({ code: 'not_found' });
+  },
   'memories.commit': async (api) => {
     const { memory } = await api.call('memories.rehearse', { runId: fixtures.policyRun, taskId: 'create_task_1', rehearsals: 1 });
     const edited = await api.call('memories.update', { id: memory.id, text: 'Plan: call get_users first.' });
     const outcome = await api.call('memories.commit', { memoryId: edited.id, runId: fixtures.policyRun });
-    expect(outcome).toMatchObject({ memoryId: edited.id, fellBackAtTurn: null });
+    expect(outcome).toMatchObject({ memoryId: edited.id, commit: 'prompt', fellBackAtTurn: null });
     const rollout = await api.call('trajectories.get', { id: outcome.rolloutId });
     // The committed run used the edited memory, in its own <|memory|> turn.
     expect(rollout).toMatchObject({ mode: 'test-time', purpose: 'commit', memoryId: edited.id });

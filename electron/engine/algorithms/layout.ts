@@ -120,12 +120,21 @@ export function promptSegments(
   const initial = p.initialObservation ? [givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens)] : [];
   if (p.memory !== undefined) {
     const used = [...out, ...initial].reduce((n, s) => n + s.ids.length, 0);
-    const left = limits ? limits.maxSeqLen - used - 2 : Infinity;
-    const room = limits ? Math.max(0, left - limits.reserve, Math.min(limits.memoryTokens ?? 0, left)) : Infinity;
     // A memory ends with its consensus; when it must be cut, its end is what is kept.
-    out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory, room, 'tail'));
+    out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory, memoryRoom(used, limits), 'tail'));
   }
   return [...out, ...initial];
+}
+
+/**
+ * Tokens a memory block may hold after `used` prompt ids: what the context leaves after `reserve`,
+ * and never less than the reserved `memoryTokens` while the context holds them. The 2 are the
+ * block's own marker and `<|end|>`.
+ */
+export function memoryRoom(used: number, limits?: { maxSeqLen: number; reserve: number; memoryTokens?: number }): number {
+  if (!limits) return Infinity;
+  const left = limits.maxSeqLen - used - 2;
+  return Math.max(0, left - limits.reserve, Math.min(limits.memoryTokens ?? 0, left));
 }
 
 /** A generated segment: marker, generated ids, and a forced `<|end|>` when generation was cut. */

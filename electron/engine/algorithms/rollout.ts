@@ -16,7 +16,7 @@ import { TranscriptRecorder } from '../envs/episode-base';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
-import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
+import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, promptSegments, systemText, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
@@ -117,8 +117,6 @@ export async function runRollouts(
   seed: number,
   label: string,
 ): Promise<RolloutResult[]> {
-  const sp = policy.specials;
-  const tok = policy.tokenizer;
   const lives: Live[] = [];
   // Turns reuse the keys of earlier turns of this batch only, so a batch's output depends on its
   // inputs and seed alone (exact resume replays it bit for bit).
@@ -129,18 +127,7 @@ export async function runRollouts(
       if (req.plan && req.mode !== 'real') throw new AlgorithmError(`task ${req.task.id}: a plan can only be followed in a real rollout`);
       // A pure rehearsal never opens an episode: zero env calls, by construction.
       const episode = req.mode === 'rehearse' ? null : await env.reset(req.task, deriveSeed(seed, label, 'reset', i));
-      const prompt = promptSegments(
-        tok,
-        sp,
-        {
-          system: systemText(env.description, tools, settings.toolSchemas),
-          instruction: req.task.instruction,
-          memory: req.memory,
-          initialObservation: episode?.initialObservation ?? initialObservationOf(req.task),
-        },
-        settings.maxObservationTokens,
-        { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens, memoryTokens: settings.memoryTokens },
-      );
+      const prompt = taskPrompt(policy, env, req.task, tools, settings, req.memory, episode?.initialObservation ?? initialObservationOf(req.task));
       const live: Live = {
         req,
         tools,
@@ -195,6 +182,34 @@ export async function runRollouts(
   } finally {
     await Promise.all(lives.map((l) => l.episode?.close()));
   }
+}
+
+function taskPrompt(policy: Policy, env: ToolEnv, task: Task, tools: ToolSpec[], settings: RolloutSettings, memory: string | undefined, initialObservation: string | undefined): Segment[] {
+  return promptSegments(
+    policy.tokenizer,
+    policy.specials,
+    { system: systemText(env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation },
+    settings.maxObservationTokens,
+    promptLimits(policy, settings),
+  );
+}
+
+const promptLimits = (policy: Policy, settings: RolloutSettings) => ({
+  maxSeqLen: policy.maxSeqLen,
+  reserve: settings.maxTokensPerTurn + settings.maxObservationTokens,
+  memoryTokens: settings.memoryTokens,
+});
+
+/**
+ * A memory's tokens against the room the task's prompt leaves it, before any episode is opened (no
+ * env call): the initial observation is the task's own, so an env whose reset writes a longer one
+ * leaves a little less room than this says.
+ */
+export function memoryFitFor(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, memoryText: string): { total: number; room: number } {
+  const prompt = taskPrompt(policy, env, task, task.tools ?? env.tools(), settings, undefined, initialObservationOf(task));
+  const used = prompt.reduce((n, s) => n + s.ids.length, 0);
+  const room = memoryRoom(used, promptLimits(policy, settings));
+  return { total: policy.tokenizer.encode(memoryText, { parseSpecial: false }).length, room };
 }
 
 /** Household-style tasks describe the scene in the first observation; rehearsals get it from the task. */

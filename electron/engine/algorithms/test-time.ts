@@ -117,3 +117,28 @@ export async function rehearseAndCommit(
   const committed = await commitWithMemory(policy, env, task, settings, memory, o, seed, label);
   return { memory, memoryText: renderMemory(memory), rehearsals, committed };
 }
+
+/** A memory's tokens against the room the prompt leaves it, and the commit mode chosen to fit. */
+export interface CommitChoice {
+  total: number;
+  room: number;
+  /** The prompt will hold only the memory's last `room` tokens. */
+  cut: boolean;
+  commit: 'prompt' | 'plan';
+  reason: string;
+}
+
+/**
+ * The default commit mode for a memory (safe by default): `prompt` when the memory fits; when it
+ * does not, `plan`, which follows the consensus plan whatever part of the memory the prompt holds.
+ * A memory without a consensus plan stays `prompt`: its end, which a cut keeps, is the consensus.
+ */
+export function chooseCommit(fit: { total: number; room: number }, planCalls: number): CommitChoice {
+  const { total, room } = fit;
+  const head = `memory ${total} tokens, room ${room}`;
+  if (total <= room) return { total, room, cut: false, commit: 'prompt', reason: `${head}: the memory fits; memory in the prompt chosen` };
+  const cut = room === 0 ? 'no room for the memory: it will be left out' : `the memory will be cut to its last ${room} tokens`;
+  if (planCalls > 0)
+    return { total, room, cut: true, commit: 'plan', reason: `${head}: ${cut}; plan commit chosen, its ${planCalls}-call consensus plan is followed whatever the prompt holds` };
+  return { total, room, cut: true, commit: 'prompt', reason: `${head}: ${cut}; the consensus plan has no calls, so memory in the prompt stays (a cut keeps the end, where the consensus is)` };
+}

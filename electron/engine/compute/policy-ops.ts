@@ -6,7 +6,10 @@ import {
   evaluatePolicy,
   NativePolicy,
   privateRehearsals,
+  chooseCommit,
   commitWithMemory,
+  memoryFitFor,
+  type CommitChoice,
   realityCheck,
   rolloutSettings,
   toNewRollout,
@@ -145,37 +148,49 @@ export async function rehearseOp(input: RehearseInput): Promise<{ memory: Rehear
   return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time', purpose: 'rehearsal' })) };
 }
 
-export interface CommitInput extends PolicySource {
+export interface FitInput extends PolicySource {
   taskId: string;
   memory: RehearsalMemory;
   /** The memory's text as stored (a hand edit of the text is what the prompt gets). */
   memoryText: string;
-  commit: 'prompt' | 'plan';
+}
+
+export interface CommitInput extends FitInput {
+  /** Absent: chosen to fit (chooseCommit). */
+  commit?: 'prompt' | 'plan';
   seed: number;
 }
 
-export async function commitOp(
-  input: CommitInput,
-): Promise<{ rollout: NewRollout; reward: number; success: boolean; envCalls: number; fellBackAtTurn: number | null; memoryTokens: { total: number; kept: number } }> {
+/** The memory's tokens against the room this policy's prompt of the task leaves, and the commit mode that fits. */
+export async function fitOp(input: FitInput): Promise<CommitChoice> {
   const policy = await policyAt(input);
   const { env, task } = await world(input.config, input.taskId);
-  const settings = { ...rolloutSettings(input.config), temperature: 0 };
-  const committed = await commitWithMemory(
-    policy,
-    env,
-    task!,
-    settings,
-    input.memory,
-    { commit: input.commit, memoryText: input.memoryText },
-    input.seed,
-    `commit:${task!.id}`,
-  );
+  return chooseCommit(memoryFitFor(policy, env, task!, commitSettings(input.config), input.memoryText), input.memory.consensus.plan.length);
+}
+
+const commitSettings = (config: RunConfig) => ({ ...rolloutSettings(config), temperature: 0 });
+
+export async function commitOp(input: CommitInput): Promise<{
+  rollout: NewRollout;
+  reward: number;
+  success: boolean;
+  envCalls: number;
+  commit: 'prompt' | 'plan';
+  fellBackAtTurn: number | null;
+  memoryTokens: { total: number; kept: number };
+}> {
+  const policy = await policyAt(input);
+  const { env, task } = await world(input.config, input.taskId);
+  const settings = commitSettings(input.config);
+  const commit = input.commit ?? chooseCommit(memoryFitFor(policy, env, task!, settings, input.memoryText), input.memory.consensus.plan.length).commit;
+  const committed = await commitWithMemory(policy, env, task!, settings, input.memory, { commit, memoryText: input.memoryText }, input.seed, `commit:${task!.id}`);
   return {
     rollout: toNewRollout(committed, { runId: null, step: null, mode: 'test-time', purpose: 'commit' }),
     reward: committed.reward,
     success: committed.success === true,
     envCalls: committed.envCalls,
-    fellBackAtTurn: input.commit === 'plan' ? divergence(committed, input.memory) : null,
+    commit,
+    fellBackAtTurn: commit === 'plan' ? divergence(committed, input.memory) : null,
     memoryTokens: memoryFit(policy, input.memoryText ?? renderMemory(input.memory), committed),
   };
 }

@@ -1,6 +1,6 @@
 import type { RunConfig } from '../../contract';
 import type { NewRollout } from '../store';
-import type { CommitInput, EvaluateInput, EvaluateOutput, RehearseInput } from './policy-ops';
+import type { CommitInput, EvaluateInput, EvaluateOutput, FitInput, RehearseInput } from './policy-ops';
 
 /** What a training job streams back while it runs (written to the store by the main thread). */
 export type TrainEvent =
@@ -19,6 +19,7 @@ export interface ComputeOps {
   /** Train a run (or resume it from a checkpoint step), streaming steps as they finish. */
   evaluate: { input: EvaluateInput; output: EvaluateOutput; event: never };
   rehearse: { input: RehearseInput; output: Awaited<ReturnType<typeof import('./policy-ops').rehearseOp>>; event: never };
+  fit: { input: FitInput; output: Awaited<ReturnType<typeof import('./policy-ops').fitOp>>; event: never };
   commit: { input: CommitInput; output: Awaited<ReturnType<typeof import('./policy-ops').commitOp>>; event: never };
   train: { input: { config: RunConfig; runDir: string; modelsDir?: string; resumeFromStep?: number; resumeFromDir?: string; initFromDir?: string }; output: { finalStep: number }; event: TrainEvent };
 }

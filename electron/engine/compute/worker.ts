@@ -36,6 +36,7 @@ const ops: OpTable = {
   ortVersion: async () => createRequire(import.meta.url)('onnxruntime-node/package.json').version as string,
   evaluate: async (input) => (await userEnvsReady(), (await import('./policy-ops')).evaluateOp(input)),
   rehearse: async (input) => (await userEnvsReady(), (await import('./policy-ops')).rehearseOp(input)),
+  fit: async (input) => (await userEnvsReady(), (await import('./policy-ops')).fitOp(input)),
   commit: async (input) => (await userEnvsReady(), (await import('./policy-ops')).commitOp(input)),
   train: async (input, ctx) => {
     await userEnvsReady();

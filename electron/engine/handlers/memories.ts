@@ -4,7 +4,16 @@ import { computeJob, policySource } from '../runs/compute-jobs';
 import { renderMemory } from '../algorithms/memory-text';
 import type { HandlerGroup } from './types';
 
-export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | 'memories.update' | 'memories.rehearse' | 'memories.commit'> = (s) => ({
+export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | 'memories.update' | 'memories.rehearse' | 'memories.fit' | 'memories.commit'> = (s) => {
+  /** A stored memory and the run checkpoint to commit it with, checked to be for the same env. */
+  const commitSource = (input: { memoryId: number; runId: string; step?: number }) => {
+    const memory = s.store.memories.get(input.memoryId);
+    if (!memory) throw new ContractError('not_found', `no memory with id ${input.memoryId}`);
+    const { run, step, source } = policySource(s, input.runId, input.step);
+    if (run.env !== memory.env) throw new ContractError('invalid_input', `memory ${memory.id} is for ${memory.env}, run ${run.id} trains on ${run.env}`);
+    return { memory, run, step, source };
+  };
+  return {
   /** N private rehearsals of a task (no env calls), stored, and the memory built from them. */
   'memories.rehearse': async (input) => {
     const { run, step, source } = policySource(s, input.runId, input.step);
@@ -20,12 +29,14 @@ export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | '
       return { memory, rehearsalIds };
     })();
   },
+  /** The memory's tokens against the room left, and the commit mode chosen to fit (no env call, no job: a tokenizer count). */
+  'memories.fit': async (input) => {
+    const { memory, source } = commitSource(input);
+    return s.compute.call('fit', { ...source, taskId: memory.taskId, memory: memory.structured, memoryText: memory.text });
+  },
   /** One committed real run with this memory (the edited version, if this is an edit). */
   'memories.commit': async (input) => {
-    const memory = s.store.memories.get(input.memoryId);
-    if (!memory) throw new ContractError('not_found', `no memory with id ${input.memoryId}`);
-    const { run, step, source } = policySource(s, input.runId, input.step);
-    if (run.env !== memory.env) throw new ContractError('invalid_input', `memory ${memory.id} is for ${memory.env}, run ${run.id} trains on ${run.env}`);
+    const { memory, run, step, source } = commitSource(input);
     const out = await computeJob(s, { kind: 'evaluate', label: `commit ${memory.taskId} with memory v${memory.version} (${input.commit})`, runId: run.id }, () =>
       s.compute.call('commit', { ...source, taskId: memory.taskId, memory: memory.structured, memoryText: memory.text, commit: input.commit, seed: run.config.seed }),
     );
@@ -36,7 +47,7 @@ export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | '
       pausePoint('memory-commit');
       return id;
     })();
-    return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, fellBackAtTurn: out.fellBackAtTurn, memoryTokens: out.memoryTokens };
+    return { rolloutId, memoryId: memory.id, reward: out.reward, success: out.success, envCalls: out.envCalls, commit: out.commit, fellBackAtTurn: out.fellBackAtTurn, memoryTokens: out.memoryTokens };
   },
   'memories.list': (input) => ({ items: s.store.memories.list(input) }),
   'memories.get': ({ id }) => {
@@ -55,4 +66,5 @@ export const memoriesHandlers: HandlerGroup<'memories.list' | 'memories.get' | '
     const nextText = text ?? (structured ? renderMemory(nextStructured) : parent.text);
     return s.store.memories.edit(parent, nextStructured, nextText);
   },
-});
+};
+};

@@ -7,7 +7,7 @@ import { JobProgress } from '../../components/JobProgress';
 import { ErrorNotice } from '../../components/Notice';
 import { RelativeTime } from '../../components/RelativeTime';
 import { formatNumber } from '../../format/units';
-import { useCall } from '../../hooks/useCall';
+import { type CallState, useCall } from '../../hooks/useCall';
 import { useJobWatch, type JobWatch } from '../../hooks/useJobWatch';
 import { RolloutDetail } from '../trajectories/RolloutDetail';
 import { splitMemoryRollouts, versionFamily } from './memory-history';
@@ -51,19 +51,34 @@ function ImaginedTrajectories({ ids }: { ids: number[] }) {
   );
 }
 
+/** Before Commit: the memory's tokens against the room the prompt leaves it, and the mode chosen to fit. */
+function FitNotice({ fit }: { fit: CallState<MethodOutput<'memories.fit'>> }) {
+  if (fit.error) return <ErrorNotice error={fit.error} onRetry={fit.reload} />;
+  if (!fit.data) return <p className="muted" role="status">Counting the memory's tokens against the room the prompt leaves…</p>;
+  return (
+    <p className={`notice ${fit.data.cut ? 'notice-warn' : 'notice-info'}`} role="status" data-testid="commit-fit">
+      {fit.data.reason}.
+    </p>
+  );
+}
+
 function CommitControl({ memory, onCommitted }: { memory: Memory; onCommitted: (result: CommitOutput) => void }) {
   const api = useApi();
-  const [commit, setCommit] = useState<'prompt' | 'plan'>('prompt');
+  // null: the mode chosen to fit (memories.fit), until the user picks one.
+  const [picked, setPicked] = useState<'prompt' | 'plan' | null>(null);
   const [watch, setWatch] = useState<JobWatch | null>(null);
   const [error, setError] = useState<unknown>(null);
   const job = useJobWatch(watch);
+  const fit = useCall('memories.fit', memory.runId === null ? null : { memoryId: memory.id, runId: memory.runId });
   if (memory.runId === null) return <p className="muted">This memory names no run, so there is no policy to commit it with.</p>;
   const runId = memory.runId;
+  const commit = picked ?? fit.data?.commit ?? 'prompt';
   const run = async () => {
     setWatch({ kind: 'evaluate', runId, since: Date.now() });
     setError(null);
     try {
-      onCommitted(await api.call('memories.commit', { memoryId: memory.id, runId, commit }));
+      // Not picked by hand: the engine chooses to fit, as the notice above said.
+      onCommitted(await api.call('memories.commit', { memoryId: memory.id, runId, ...(picked ? { commit: picked } : {}) }));
     } catch (e) {
       setError(e);
     } finally {
@@ -75,11 +90,11 @@ function CommitControl({ memory, onCommitted }: { memory: Memory; onCommitted: (
       <div className="row">
         <fieldset className="segmented" aria-label="Commit mode">
           <label title="the memory goes into the prompt as a memory block">
-            <input type="radio" name="commit-mode" checked={commit === 'prompt'} onChange={() => setCommit('prompt')} />
+            <input type="radio" name="commit-mode" checked={commit === 'prompt'} onChange={() => setPicked('prompt')} />
             memory in the prompt
           </label>
           <label title="follow the consensus plan until a real observation disagrees, then the policy takes over">
-            <input type="radio" name="commit-mode" checked={commit === 'plan'} onChange={() => setCommit('plan')} />
+            <input type="radio" name="commit-mode" checked={commit === 'plan'} onChange={() => setPicked('plan')} />
             follow the plan
           </label>
         </fieldset>
@@ -87,6 +102,12 @@ function CommitControl({ memory, onCommitted }: { memory: Memory; onCommitted: (
           Commit a real run with v{memory.version}
         </button>
       </div>
+      <FitNotice fit={fit} />
+      {picked && fit.data && picked !== fit.data.commit && (
+        <p className="muted" data-testid="commit-override">
+          You picked {picked === 'plan' ? 'follow the plan' : 'memory in the prompt'} over the {fit.data.commit} commit chosen to fit.
+        </p>
+      )}
       {watch && <JobProgress job={job} since={watch.since} what={`committing task ${memory.taskId} with memory v${memory.version}`} />}
       {error ? <ErrorNotice error={error} /> : null}
     </div>
@@ -120,7 +141,7 @@ export function MemoryFamily({ memory }: { memory: Memory }) {
         />
         {latest && latest.memoryId === memory.id && (
           <p className="notice notice-info" data-testid="commit-outcome">
-            Committed with v{memory.version}: {latest.success ? 'succeeded' : 'failed'} · reward {formatNumber(latest.reward)} · {latest.envCalls} env calls
+            Committed with v{memory.version} ({latest.commit === 'plan' ? 'followed the plan' : 'memory in the prompt'}): {latest.success ? 'succeeded' : 'failed'} · reward {formatNumber(latest.reward)} · {latest.envCalls} env calls
             {latest.fellBackAtTurn !== null ? ` · left the plan at turn ${latest.fellBackAtTurn}` : ''} ·{' '}
             <a href={routeHref('trajectories', { run: memory.runId ?? undefined, rollout: String(latest.rolloutId) })}>open rollout {latest.rolloutId}</a>
           </p>
