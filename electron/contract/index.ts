@@ -13,4 +13,5 @@ export * from './jobs';
 export * from './wire';
 export * from './models';
 export * from './evals';
+export * from './settings';
 export * from './folder-name';

@@ -7,6 +7,7 @@ import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsLogInput, RunsLogOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
+import { Settings, SettingsSetInput } from './settings';
 import { GpuSetupInput, GpuSetupOutput, SystemInfo } from './system';
 import { RealityCheckInput, RealityCheckOutput, Rollout, TrajectoriesListInput, TrajectoriesListOutput, TrajectoryGetInput } from './trajectories';
 
@@ -26,6 +27,8 @@ const method = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, d
 export const methods = {
   'system.info': method(Empty, SystemInfo, 'Versions, execution providers that load here, data home, CPUs'),
   'system.gpuSetup': method(GpuSetupInput, GpuSetupOutput, "NVIDIA GPU on Linux x64: run onnxruntime-node's installer for its CUDA provider, then probe providers (not_available without a GPU)", 'writes'),
+  'settings.get': method(Empty, Settings, 'The data home (path, size, free disk, who owns it) and the defaults forms start from'),
+  'settings.set': method(SettingsSetInput, Settings, "Store the defaults forms start from, in the data home's settings file", 'writes'),
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
   'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job', 'writes'),

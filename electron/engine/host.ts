@@ -14,6 +14,7 @@ import { memoriesHandlers } from './handlers/memories';
 import { metricsHandlers } from './handlers/metrics';
 import { loadSnippet, modelsHandlers } from './handlers/models';
 import { runsHandlers } from './handlers/runs';
+import { settingsHandlers } from './handlers/settings';
 import { systemHandlers } from './handlers/system';
 import { trajectoriesHandlers } from './handlers/trajectories';
 import { ensureHome, homeWritable, resolveHome } from './home';
@@ -107,6 +108,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   const handlers: Handlers<RequestContext> = {
     ...systemHandlers(services),
+    ...settingsHandlers(services),
     ...runsHandlers(services),
     ...metricsHandlers(services),
     ...trajectoriesHandlers(services),

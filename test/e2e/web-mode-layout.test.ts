@@ -184,6 +184,7 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
     { view: 'export', hash: () => `#/export?run=${runId}`, ready: (p) => p.getByTestId('export-run').waitFor() },
     { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: patience(90_000) }) },
     { view: 'system', hash: () => '#/system', ready: (p) => p.getByRole('heading', { level: 1, name: 'System' }).waitFor() },
+    { view: 'settings', hash: () => '#/settings', ready: (p) => p.getByTestId('settings-defaults').waitFor() },
   ];
 
   it.each(views)('$view fits the window width', async ({ view, hash, ready }) => {

@@ -150,6 +150,18 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     if (detectGpu().ok) expect(await answer).toMatchObject({ status: 'dry_run', exitCode: null, output: [] });
     else await expect(answer).rejects.toMatchObject({ code: 'not_available', message: expect.stringMatching(/^no (NVIDIA GPU found|CUDA provider for)/) });
   },
+  'settings.get': async (api) => {
+    const settings = await api.call('settings.get');
+    expect(settings.dataHome).toBe(env.home);
+    expect(settings.access.writable).toBe(true);
+    expect(settings.homeBytes).toBeGreaterThan(0);
+  },
+  'settings.set': async (api) => {
+    const defaults = { newRun: { env: 'mock', model: 'nano' }, evaluate: { split: 'ood' as const, limit: 5 } };
+    expect((await api.call('settings.set', { defaults })).defaults).toEqual(defaults);
+    expect((await api.call('settings.get')).defaults).toEqual(defaults);
+    await expect(api.call('settings.set', { defaults: { ...defaults, evaluate: { split: 'ood', limit: 0 } } })).rejects.toMatchObject({ code: 'invalid_input' });
+  },
   'runs.list': async (api) => expect((await api.call('runs.list', {})).items.map((r) => r.id)).toContain(fixtures.runId),
   'runs.get': async (api) => expect((await api.call('runs.get', { id: fixtures.runId })).config.rollout.k).toBe(4),
   'runs.create': async (api) => {

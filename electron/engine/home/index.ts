@@ -10,6 +10,8 @@ export interface HomePaths {
   exports: string;
   models: string;
   logs: string;
+  /** The defaults forms start from (settings.get / settings.set). */
+  settings: string;
 }
 
 export function resolveHome(explicit?: string): string {
@@ -25,6 +27,7 @@ export function homePaths(home: string): HomePaths {
     exports: path.join(home, 'exports'),
     models: path.join(home, 'models'),
     logs: path.join(home, 'logs'),
+    settings: path.join(home, 'settings.json'),
   };
 }
 

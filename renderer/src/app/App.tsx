@@ -6,6 +6,7 @@ import { NewRunView } from '../views/new-run/NewRunView';
 import { ExportView } from '../views/export/ExportView';
 import { EvaluateView } from '../views/evaluate/EvaluateView';
 import { RunsView } from '../views/runs/RunsView';
+import { SettingsView } from '../views/settings/SettingsView';
 import { SystemView } from '../views/system/SystemView';
 import { TrajectoriesView } from '../views/trajectories/TrajectoriesView';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -35,6 +36,8 @@ function renderView(route: Route): ReactNode {
       return <EnvsView selected={route.params.id} adding={route.params.add === '1'} />;
     case 'system':
       return <SystemView />;
+    case 'settings':
+      return <SettingsView />;
   }
 }
 

@@ -9,6 +9,7 @@ export const views = [
   { id: 'export', label: 'Export', hint: 'Write a model file' },
   { id: 'envs', label: 'Environments', hint: 'Tools, schemas and tasks' },
   { id: 'system', label: 'System', hint: 'Versions, providers, data home' },
+  { id: 'settings', label: 'Settings', hint: 'Data home and defaults' },
 ] as const;
 
 export type ViewId = (typeof views)[number]['id'];

@@ -15,7 +15,7 @@ describe('hash routes', () => {
     expect(href).toBe('#/envs?id=tau%2Fretail+v2');
     expect(parseHash(href)).toEqual({ view: 'envs', params: { id: 'tau/retail v2' } });
   });
-  it('covers every view of workbench.md plus the System panel', () => {
-    expect(views.map((v) => v.id)).toEqual(['runs', 'new', 'dashboard', 'trajectories', 'memory', 'evaluate', 'export', 'envs', 'system']);
+  it('covers every view of workbench.md plus the System and Settings panels', () => {
+    expect(views.map((v) => v.id)).toEqual(['runs', 'new', 'dashboard', 'trajectories', 'memory', 'evaluate', 'export', 'envs', 'system', 'settings']);
   });
 });

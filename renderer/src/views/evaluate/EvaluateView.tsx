@@ -1,5 +1,5 @@
 import { CheckpointSelect, RunSelect } from '../../components/RunCheckpointFields';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { SEED_MAX, type MethodInput } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { routeHref } from '../../app/routes';
@@ -9,6 +9,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { RelativeTime } from '../../components/RelativeTime';
 import { formatNumber, formatPercent, formatWallTime } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
+import { useSettingsDefaults } from '../../hooks/useSettingsDefaults';
 import { useEvent, useThrottledEvents } from '../../hooks/useEvents';
 import { useJobWatch, type JobWatch } from '../../hooks/useJobWatch';
 import { exportableRuns } from '../export/export-form';
@@ -161,6 +162,15 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
   const [step, setStep] = useState(linkedStep && /^\d+$/.test(linkedStep) ? linkedStep : '');
   const [split, setSplit] = useState<Split>('heldout');
   const [limit, setLimit] = useState('');
+  // The Settings view's split and limit, once they arrive, unless the person changed either first.
+  const stored = useSettingsDefaults();
+  const choiceTouched = useRef(false);
+  useEffect(() => {
+    if (!stored || choiceTouched.current) return;
+    choiceTouched.current = true;
+    setSplit(stored.evaluate.split);
+    setLimit(stored.evaluate.limit === null ? '' : String(stored.evaluate.limit));
+  }, [stored]);
   const [rehearsals, setRehearsals] = useState(0);
   const [mode, setMode] = useState<'parallel' | 'sequential'>('parallel');
   const [commit, setCommit] = useState<'prompt' | 'plan'>('prompt');
@@ -214,7 +224,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
             <CheckpointSelect run={run} value={step} onChange={setStep} />
             <label className="field-inline">
               <span>Split</span>
-              <select value={split} onChange={(e) => setSplit(e.target.value as Split)} data-testid="eval-split">
+              <select value={split} onChange={(e) => ((choiceTouched.current = true), setSplit(e.target.value as Split))} data-testid="eval-split">
                 <option value="heldout">held-out</option>
                 <option value="ood">out-of-distribution</option>
                 <option value="train">train</option>
@@ -226,7 +236,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
                 type="text"
                 inputMode="numeric"
                 value={limit}
-                onChange={(e) => setLimit(e.target.value)}
+                onChange={(e) => ((choiceTouched.current = true), setLimit(e.target.value))}
                 placeholder="all"
                 aria-invalid={limitOk ? undefined : true}
                 data-testid="eval-limit"

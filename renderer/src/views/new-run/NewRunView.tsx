@@ -7,6 +7,7 @@ import { Elapsed } from '../../components/Elapsed';
 import { ErrorNotice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
+import { useSettingsDefaults } from '../../hooks/useSettingsDefaults';
 import { configValues, duplicateValues } from '../runs/duplicate';
 import { ConfigFieldRow } from './ConfigField';
 import { PreflightPanel } from './PreflightPanel';
@@ -50,6 +51,18 @@ export function NewRunView() {
   const recipe = useCall('runs.recipe', !from && chosenEnv && chosenModel ? { env: chosenEnv, model: chosenModel } : null);
   const touchedNow = useRef(touched);
   touchedNow.current = touched;
+  // The Settings view's defaults pick the env and model once, unless the person already did (or duplicates a run).
+  const stored = useSettingsDefaults(!from);
+  const defaultsApplied = useRef(false);
+  useEffect(() => {
+    const d = stored?.newRun;
+    if (!d || !envs.data || defaultsApplied.current) return;
+    defaultsApplied.current = true;
+    const pick: FormValues = {};
+    if (d.env && envIds.includes(d.env) && !touchedNow.current.has('env')) pick.env = d.env;
+    if (d.model && !touchedNow.current.has('model')) pick.model = d.model;
+    if (Object.keys(pick).length) setValues((v) => ({ ...v, ...pick }));
+  }, [stored, envs.data, envIds]);
   useEffect(() => {
     if (!recipe.data) return;
     const config = recipe.data.config;

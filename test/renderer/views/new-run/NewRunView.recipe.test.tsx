@@ -10,9 +10,10 @@ import { fakeApi } from '../../fake-api';
 afterEach(cleanup);
 
 /** The engine's own recipes, answered as runs.recipe does (resolved through the schema). */
-function renderNewRun() {
+function renderNewRun(extra: Parameters<typeof fakeApi>[0] = {}) {
   window.location.hash = '#/new';
   const fake = fakeApi({
+    ...extra,
     'envs.ids': () => ({ ids: ['mock', 'retail'] }),
     'models.list': () => ({ items: [] }),
     'runs.recipe': (input) => {
@@ -32,6 +33,22 @@ function renderNewRun() {
 const field = (path: string) => document.querySelector<HTMLInputElement>(`[data-path="${path}"]`);
 
 describe('New run starts from the recommended recipe', () => {
+  it('starts from the env and model stored as defaults in Settings, and their recipe', async () => {
+    renderNewRun({
+      'settings.get': () => ({
+        dataHome: '/h',
+        settingsFile: '/h/settings.json',
+        homeBytes: 1,
+        freeBytes: 1,
+        access: { writable: true, owner: null },
+        defaults: { newRun: { env: 'retail', model: 'nano' }, evaluate: { split: 'heldout', limit: null } },
+      }),
+    });
+    await waitFor(() => expect(field('env')!.value).toBe('retail'));
+    expect(field('model')!.value).toBe('nano');
+    expect((await screen.findByTestId('recipe-banner')).textContent).toContain('Recipe retail/nano');
+  });
+
   it('applies the recipe of the chosen env × model, shows its figures, and marks knobs modified against it', async () => {
     renderNewRun();
     await screen.findByTestId('recipe-pick-env');
