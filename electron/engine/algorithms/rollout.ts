@@ -16,7 +16,17 @@ import { TranscriptRecorder } from '../envs/episode-base';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
-import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
+import {
+  type PromptInsertion,
+  type Segment,
+  type ToolSchemaMode,
+  flatten,
+  generatedSegment,
+  givenSegment,
+  promptSegments,
+  systemText,
+  toTurns,
+} from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
@@ -37,6 +47,8 @@ export interface RolloutSettings {
   callBudget?: number;
   /** Context reserved for a rehearsal memory (testTime.memoryTokens); absent: none. */
   memoryTokens?: number;
+  /** Ids rendered into every prompt (the robustness evaluation's perturbation); absent: none. */
+  insertion?: PromptInsertion;
 }
 
 export interface RolloutRequest {
@@ -137,6 +149,7 @@ export async function runRollouts(
           instruction: req.task.instruction,
           memory: req.memory,
           initialObservation: episode?.initialObservation ?? initialObservationOf(req.task),
+          insertion: settings.insertion,
         },
         settings.maxObservationTokens,
         { maxSeqLen: policy.maxSeqLen, reserve: settings.maxTokensPerTurn + settings.maxObservationTokens, memoryTokens: settings.memoryTokens },
