@@ -10,6 +10,7 @@
  */
 import type { Task, ToolEnv } from '../envs/types';
 import { deriveSeed, Rng } from '../random';
+import { AlgorithmError } from './errors';
 import { type EvaluationResult, evaluatePolicy } from './evaluate';
 import type { PolicyTokenizer, PromptInsertion } from './layout';
 import type { Policy } from './policy';
@@ -80,7 +81,15 @@ export async function evaluateRobustness(
 ): Promise<{ base: EvaluationResult; robustness: RobustnessResult }> {
   const sizes = [...new Set(o.sizes ?? ROBUSTNESS_SIZES)].filter((n) => n > 0).sort((a, b) => a - b);
   const run = (s: RolloutSettings, extra: Parameters<typeof evaluatePolicy>[4] = { seed: o.seed }) =>
-    evaluatePolicy(policy, env, tasks, s, { ...extra, seed: o.seed, label: 'eval' });
+    evaluatePolicy(policy, env, tasks, s, { ...extra, seed: o.seed, label: 'eval' }).catch((e: Error) => {
+      // A prompt the perturbation pushed past the context: say which cell, the rest is the rollout's message.
+      const what = s.insertion
+        ? `${s.insertion.ids.length} filler tokens (${s.insertion.where})`
+        : extra.testTime
+          ? 'the rehearsal memory'
+          : 'no perturbation';
+      throw e instanceof AlgorithmError ? new AlgorithmError(`robustness evaluation with ${what}: ${e.message}`) : e;
+    });
   const base = await run(settings);
   const cell = (perturbation: Perturbation, where: RobustnessCell['where'], tokens: number, r: EvaluationResult): RobustnessCell => ({
     perturbation,
