@@ -23,7 +23,7 @@ interface EvalOptions extends CommonOptions {
 }
 
 /** `--robustness` alone: the default sizes; `--robustness 1,4`: those. */
-function robustnessSizes(flag: boolean | string | undefined): true | number[] | undefined {
+export function robustnessSizes(flag: boolean | string | undefined): true | number[] | undefined {
   if (flag === undefined || flag === false) return undefined;
   if (flag === true) return true;
   const sizes = flag.split(',').map((x) => Number(x.trim()));
