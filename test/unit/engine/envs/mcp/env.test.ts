@@ -13,10 +13,10 @@ const TASKS = [
   {
     id: 'echo-hi',
     instruction: 'Echo "hi".',
-    checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'hi' } }, { kind: 'answer', weight: 1, expected: ['echo: hi'] }],
+    checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'hi' } }, { kind: 'answer', weight: 1, expected: ['echo: hi'] }],
     gold: { calls: [{ name: 'echo', arguments: { text: 'hi' } }], answer: 'echo: hi' },
   },
-  { id: 'echo-yo', split: 'heldout', instruction: 'Echo "yo".', checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'yo' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'yo' } }] } },
+  { id: 'echo-yo', split: 'heldout', instruction: 'Echo "yo".', checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'yo' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'yo' } }] } },
 ];
 
 let dir: string;

@@ -19,7 +19,7 @@ const TASKS = [
     id: 'remember-hello',
     instruction: 'Remember "hello".',
     checklist: [
-      { kind: 'call', weight: 1, name: 'note', args: { text: 'hello' } },
+      { kind: 'call', weight: 1, name: 'note', arguments: { text: 'hello' } },
       { kind: 'state', tool: 'notes', match: { subset: ['hello'] } },
       { kind: 'state', tool: 'notes', match: { contains: 'goodbye', absent: true } },
     ],
