@@ -19,6 +19,7 @@ import { AlgorithmError } from './errors';
 import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, promptSegments, systemText, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
+import { ServerDownEpisode } from '../envs/mcp/server-down-episode';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
 
 export type RolloutMode = 'real' | 'rehearse' | 'mixed';
@@ -310,7 +311,8 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     mode: l.req.mode,
     segments: l.segments,
     turns: l.turns,
-    reward: checklist.score,
+    // An episode whose server never started learns nothing from what the transcript claims.
+    reward: l.episode instanceof ServerDownEpisode ? 0 : checklist.score,
     checklist,
     envCheck,
     success: envCheck && l.episode ? episodeSucceeded(l.episode, envCheck, checklist) : null,

@@ -69,7 +69,7 @@ describe('McpToolEnv', () => {
 
   it('takes its tools from the server and its tasks from the file, by split', () => {
     expect(env.track).toBe('mcp');
-    expect(env.tools().map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny']);
+    expect(env.tools().map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny', 'reset_once']);
     expect(env.tasks('train').map((t) => t.id)).toEqual(['echo-hi']);
     expect(env.tasks('heldout').map((t) => t.id)).toEqual(['echo-yo']);
     expect(() => env.task('nope')).toThrow(/no task "nope"/);
