@@ -111,6 +111,21 @@ describe('reset policies: what one episode writes, the next does not see', () =>
     expect(EnvsAddMcpInput.safeParse({ id: 'x', server: { url: 'http://127.0.0.1:1/mcp' }, taskFile: 't.jsonl', reset: { kind: 'restart' } }).success).toBe(false);
   });
 
+  it('{episode_dir} is refused where no episode folder is made (reset tool or none), naming where it was and the mode that has it', () => {
+    const server = { command: 'mcp-sqlite', args: ['--db', '{episode_dir}/db.sqlite'], env: { LOG: '{episode_dir}/log' } };
+    for (const reset of [{ kind: 'tool', tool: 'clear' }, { kind: 'none', sharedState: true }]) {
+      const parsed = EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl', reset });
+      expect(parsed.success).toBe(false);
+      const message = parsed.error!.issues.map((i) => i.message).join('\n');
+      expect(message).toContain(`{episode_dir} (in --arg 2, --env LOG) is substituted only by reset "restart"`);
+      expect(message).toContain(`under reset "${reset.kind}"`);
+    }
+    // Restart substitutes it, and without the placeholder the other modes are fine.
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl', reset: { kind: 'restart' } }).success).toBe(true);
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl' }).success).toBe(true);
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server: { command: 'srv', args: ['--db', '/data/db.sqlite'] }, taskFile: 't.jsonl', reset: { kind: 'tool', tool: 'clear' } }).success).toBe(true);
+  });
+
   it('a hung server (SIGSTOP) times out, is stopped, and the next episode gets a live one', async () => {
     const e = await env({ kind: 'tool', tool: 'clear_notes', arguments: {} }, 400);
     const task = e.task('remember-hello');
