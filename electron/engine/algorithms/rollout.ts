@@ -29,6 +29,7 @@ import {
 } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
+import { ServerDownEpisode } from '../envs/mcp/server-down-episode';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
 
 export type RolloutMode = 'real' | 'rehearse' | 'mixed';
@@ -323,7 +324,8 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     mode: l.req.mode,
     segments: l.segments,
     turns: l.turns,
-    reward: checklist.score,
+    // An episode whose server never started learns nothing from what the transcript claims.
+    reward: l.episode instanceof ServerDownEpisode ? 0 : checklist.score,
     checklist,
     envCheck,
     success: envCheck && l.episode ? episodeSucceeded(l.episode, envCheck, checklist) : null,
