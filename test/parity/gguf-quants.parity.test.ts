@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 describe('GGUF dequantisation against gguf.quants.dequantize', () => {
-  it.each(Object.keys(GGML_READ_TYPES) as GgmlReadType[])('%s gives the same float32 bits', (type, ctx) => {
+  it.for(Object.keys(GGML_READ_TYPES) as GgmlReadType[])('%s gives the same float32 bits', (type, ctx) => {
     if (!deps.ok) return ctx.skip(deps.reason);
     const raw = new Uint8Array(readFileSync(join(dir, `${type}.bin`)));
     const ref = new Float32Array(new Uint8Array(readFileSync(join(dir, `${type}.f32`))).buffer);
