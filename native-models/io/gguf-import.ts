@@ -20,8 +20,21 @@ const ARCHES = Object.values(GGUF_ARCH) as GgufArch[];
 function metaNumber(meta: GgufMetadata, key: string): number | undefined {
   const v = meta.get(key);
   if (v === undefined) return undefined;
-  if (v.type !== 'f32' && v.type !== 'f64') throw new GgufError('BAD_VALUE', `metadata "${key}" must be a float, got ${v.type}`);
-  return v.value;
+  if (v.type === 'f64') return v.value;
+  if (v.type !== 'f32') throw new GgufError('BAD_VALUE', `metadata "${key}" must be a float, got ${v.type}`);
+  return shortestFloat32(v.value);
+}
+
+/**
+ * The shortest decimal that is the same float32, as config.json would write it: llama.cpp's converter stores
+ * rms_norm_eps 1e-5 as the float32 9.99999975e-6, and the model means 1e-5.
+ */
+function shortestFloat32(x: number): number {
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(x.toPrecision(digits));
+    if (Math.fround(candidate) === x) return candidate;
+  }
+  return x;
 }
 
 function required<T>(value: T | undefined, key: string): T {

@@ -119,15 +119,18 @@ class ByteWriter {
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
 function checkTensor(t: GgufTensor): Uint8Array {
-  const spec = (GGML_TYPES as Partial<Record<GgmlReadType, { id: number; bytes: number }>>)[t.type];
+  const spec = (GGML_READ_TYPES as Partial<Record<string, (typeof GGML_READ_TYPES)[GgmlReadType]>>)[t.type];
   if (!spec) throw new GgufError('UNSUPPORTED_TYPE', `tensor "${t.name}" has unsupported type ${String(t.type)}`);
   const count = t.shape.reduce((a, b) => a * b, 1);
   if (!t.shape.every((d) => Number.isSafeInteger(d) && d > 0) || t.shape.length === 0 || t.shape.length > 4) {
     throw new GgufError('BAD_TENSOR', `tensor "${t.name}" needs 1 to 4 positive dims, got [${t.shape.join(', ')}]`);
   }
-  const expectArray = t.type === 'F32' ? Float32Array : Uint16Array;
-  if (!(t.data instanceof expectArray) || t.data.length !== count) {
-    throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type}[${t.shape.join(', ')}] needs a ${expectArray.name} of ${count} elements`);
+  if (t.shape.at(-1)! % spec.blockSize !== 0) throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type} rows of ${t.shape.at(-1)} are not whole ${spec.blockSize}-weight blocks`);
+  // Quantised tensors are passed as their raw blocks.
+  const expectArray = t.type === 'F32' ? Float32Array : t.type === 'F16' || t.type === 'BF16' ? Uint16Array : Uint8Array;
+  const length = expectArray === Uint8Array ? ggmlByteSize(t.type, count) : count;
+  if (!(t.data instanceof expectArray) || t.data.length !== length) {
+    throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type}[${t.shape.join(', ')}] needs a ${expectArray.name} of ${length} elements`);
   }
   return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 }
