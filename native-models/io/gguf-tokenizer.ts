@@ -20,8 +20,9 @@ const LLAMA3_SPLIT =
 /** tokenizer.ggml.pre → the tokenizer.json pre_tokenizer of the same split. */
 const PRE_TOKENIZERS: Readonly<Record<string, unknown>> = {
   'gpt-2': BYTE_LEVEL_SPLIT,
-  // GPT-2's split after isolating every digit (SmolLM, SmolLM2).
-  smollm: { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true }, BYTE_LEVEL_SPLIT] },
+  // GPT-2's split after isolating every digit (SmolLM, SmolLM2). Split on \p{N}, as llama.cpp does, rather than the
+  // Digits pre-tokenizer: the JS tokenizer's Digits leaves Devanagari and Arabic-Indic digits in runs.
+  smollm: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '\\p{N}' }, behavior: 'Isolated', invert: false }, BYTE_LEVEL_SPLIT] },
   qwen2: PRE_TOKENIZER_CONFIG,
   'llama-bpe': { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: LLAMA3_SPLIT }, behavior: 'Isolated', invert: false }, BYTE_LEVEL] },
 };
