@@ -76,6 +76,20 @@ export const McpReset = z.discriminatedUnion('kind', [
 ]);
 export type McpReset = z.infer<typeof McpReset>;
 
+/** The placeholder restart mode replaces with each episode's own folder (args, env values, cwd). */
+export const EPISODE_DIR_PLACEHOLDER = '{episode_dir}';
+
+/** Where a stdio server's spec names `{episode_dir}` ("--arg 2", "--env DB", "--cwd"), or none. */
+export function episodeDirUses(server: McpServer): string[] {
+  if (!('command' in server)) return [];
+  const has = (s: string) => s.includes(EPISODE_DIR_PLACEHOLDER);
+  return [
+    ...server.args.flatMap((a, i) => (has(a) ? [`--arg ${i + 1}`] : [])),
+    ...Object.entries(server.env).flatMap(([k, v]) => (has(v) ? [`--env ${k}`] : [])),
+    ...(server.cwd !== undefined && has(server.cwd) ? ['--cwd'] : []),
+  ];
+}
+
 export const EnvsAddMcpInput = z
   .strictObject({
     /** Becomes the folder `<home>/mcp/<id>/`. */
@@ -92,6 +106,18 @@ export const EnvsAddMcpInput = z
   .refine((e) => !('url' in e.server) || (e.reset !== undefined && e.reset.kind !== 'restart'), {
     message: 'a server reached by URL cannot be restarted per episode: choose reset "tool" (with its reset tool) or "none"',
     path: ['reset'],
+  })
+  // Only restart makes a folder per episode; elsewhere the server would get the literal text (a file
+  // named "{episode_dir}", or a start-up that hangs and is reported as a time-out).
+  .superRefine((e, ctx) => {
+    const uses = e.reset && e.reset.kind !== 'restart' ? episodeDirUses(e.server) : [];
+    if (uses.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['server'],
+        message: `${EPISODE_DIR_PLACEHOLDER} (in ${uses.join(', ')}) is substituted only by reset "restart", which makes a folder per episode; under reset "${e.reset!.kind}" the server would get the text itself. Use --reset restart, or name a real path`,
+      });
+    }
   });
 export type EnvsAddMcpInput = z.infer<typeof EnvsAddMcpInput>;
 

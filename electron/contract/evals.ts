@@ -20,7 +20,37 @@ export const EvalsRunInput = z.strictObject({
    */
   memories: z.enum(['rehearse', 'stored']).default('rehearse'),
   seed: Seed.default(0),
+  /**
+   * Robustness evaluation (issue 21): the same tasks again with n neutral filler tokens after the
+   * system text, after the instruction and in a memory block, and with a rehearsal memory. `true`:
+   * n ∈ {1, 4, 16, 64}; a list: those sizes. Absent or false: none.
+   */
+  robustness: z.union([z.boolean(), z.array(z.number().int().min(1).max(512)).min(1).max(8)]).optional(),
 });
+
+/** One perturbation of a robustness evaluation; `delta` is against the unperturbed success (paired tasks and seeds). */
+export const RobustnessCell = z.strictObject({
+  perturbation: z.enum(['none', 'filler', 'memory']),
+  /** Where the tokens go: end of the system text, after the instruction, a `<|memory|>` block; null unperturbed. */
+  where: z.enum(['system', 'instruction', 'memory']).nullable(),
+  /** Filler tokens inserted; for the rehearsal memory, its block's mean length. */
+  tokens: z.number(),
+  success: z.number(),
+  delta: z.number(),
+  envCallsPerTask: z.number(),
+  invalidActionRate: z.number(),
+});
+export type RobustnessCell = z.infer<typeof RobustnessCell>;
+
+export const RobustnessTable = z.strictObject({
+  cells: z.array(RobustnessCell),
+  /** The largest drop below the unperturbed success (0 when none dropped). */
+  worstDrop: z.number(),
+  tolerance: z.number(),
+  /** Every perturbation within `tolerance` below the unperturbed success (the issue's bar). */
+  passed: z.boolean(),
+});
+export type RobustnessTable = z.infer<typeof RobustnessTable>;
 
 /** Figures of one evaluation, always in the real environment (algorithms.md "Evaluation"). */
 export const EvalResult = z.strictObject({
@@ -53,6 +83,8 @@ export const EvalResult = z.strictObject({
   commit: z.enum(['prompt', 'plan']),
   /** Where the memories came from (older results: rehearse). */
   memories: z.enum(['rehearse', 'stored']).default('rehearse'),
+  /** With `robustness` asked for: the table of perturbations; absent otherwise. */
+  robustness: RobustnessTable.optional(),
 });
 export type EvalResult = z.infer<typeof EvalResult>;
 

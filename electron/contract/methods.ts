@@ -62,7 +62,7 @@ export const methods = {
   'envs.test': method(EnvsTestInput, EnvsTestOutput, 'Check an environment end to end: connect, list tools, check tasks, replay every gold trajectory (or `limit` per split, spread over it)'),
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
-  'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder', 'writes'),
+  'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder or GGUF file', 'writes'),
   'exports.list': method(Empty, ExportsListOutput, 'Exports written so far, newest first'),
   'exports.create': method(ExportsCreateInput, ExportRecord, "Export a run's checkpoint or an imported model as HF, ONNX, LoRA or GGUF", 'writes'),
   'jobs.list': method(Empty, JobsListOutput, 'Queued, running and recent jobs'),

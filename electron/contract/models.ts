@@ -19,7 +19,10 @@ export const ModelSummary = z.strictObject({
 export type ModelSummary = z.infer<typeof ModelSummary>;
 
 export const ModelsListOutput = z.strictObject({ items: z.array(ModelSummary) });
-export const ModelsImportInput = z.strictObject({ hfDir: FolderPath, name: ModelName.optional() });
+/** A Hugging Face folder (hfDir) or a llama.cpp GGUF file (ggufFile): exactly one. */
+export const ModelsImportInput = z
+  .strictObject({ hfDir: FolderPath.optional(), ggufFile: FolderPath.optional(), name: ModelName.optional() })
+  .refine((i) => (i.hfDir === undefined) !== (i.ggufFile === undefined), { message: 'give exactly one of hfDir (a Hugging Face folder) or ggufFile (a GGUF file)' });
 
 export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf', 'verl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;

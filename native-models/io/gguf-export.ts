@@ -33,16 +33,16 @@ export interface GgufExportInput {
   dtype?: 'F32' | 'F16';
 }
 
-const GGUF_ARCH = { LlamaForCausalLM: 'llama', Qwen2ForCausalLM: 'qwen2', Qwen3ForCausalLM: 'qwen3' } as const;
+export const GGUF_ARCH = { LlamaForCausalLM: 'llama', Qwen2ForCausalLM: 'qwen2', Qwen3ForCausalLM: 'qwen3' } as const;
 
 /** llama.cpp token types. */
 const TOKEN_TYPE = { normal: 1, control: 3, userDefined: 4, unused: 5 } as const;
 
 /**
  * Reorder the rows of a [nHeads * D, in] projection so that each head's rows j and j + D/2 become rows
- * 2j and 2j + 1: half-split RoPE pairs → interleaved RoPE pairs.
+ * 2j and 2j + 1: half-split RoPE pairs → interleaved RoPE pairs; `inverse` undoes it (a GGUF import).
  */
-export function permuteForInterleavedRope(weight: Float32Array, nHeads: number, rowsPerHead: number, cols: number): Float32Array {
+export function permuteForInterleavedRope(weight: Float32Array, nHeads: number, rowsPerHead: number, cols: number, inverse = false): Float32Array {
   if (rowsPerHead % 2 !== 0) throw new GgufError('BAD_TENSOR', `RoPE head dim ${rowsPerHead} is odd`);
   if (weight.length !== nHeads * rowsPerHead * cols) throw new GgufError('BAD_TENSOR', `projection has ${weight.length} values, expected ${nHeads * rowsPerHead * cols}`);
   const out = new Float32Array(weight.length);
@@ -50,8 +50,9 @@ export function permuteForInterleavedRope(weight: Float32Array, nHeads: number, 
   for (let h = 0; h < nHeads; h++) {
     for (let j = 0; j < half; j++) {
       for (let s = 0; s < 2; s++) {
-        const from = (h * rowsPerHead + s * half + j) * cols;
-        const to = (h * rowsPerHead + 2 * j + s) * cols;
+        const split = (h * rowsPerHead + s * half + j) * cols;
+        const interleaved = (h * rowsPerHead + 2 * j + s) * cols;
+        const [from, to] = inverse ? [interleaved, split] : [split, interleaved];
         out.set(weight.subarray(from, from + cols), to);
       }
     }
@@ -113,7 +114,7 @@ function tokenizerMetadata(tok: GgufTokenizerSource, vocabSize: number): [string
 }
 
 /** HF tensor name → GGUF tensor name for one model. */
-function ggufTensorNames(s: HfModelShape): [string, string][] {
+export function ggufTensorNames(s: HfModelShape): [string, string][] {
   const pairs: [string, string][] = [['model.embed_tokens.weight', 'token_embd.weight']];
   for (let i = 0; i < s.nLayers; i++) {
     const hf = `model.layers.${i}`;

@@ -5,6 +5,7 @@
 
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { GGML_READ_TYPES, type GgmlReadType, ggmlByteSize, ggmlReadTypeOf, ggmlTypeLabel, supportedTypeList } from './gguf-quants';
 
 export const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
 export const GGUF_VERSION = 3;
@@ -13,7 +14,7 @@ export const GGUF_DEFAULT_ALIGNMENT = 32;
 export class GgufError extends Error {
   override name = 'GgufError';
   constructor(
-    readonly code: 'BAD_MAGIC' | 'BAD_VERSION' | 'TRUNCATED' | 'BAD_VALUE' | 'UNSUPPORTED_TYPE' | 'BAD_TENSOR',
+    readonly code: 'BAD_MAGIC' | 'BAD_VERSION' | 'TRUNCATED' | 'BAD_VALUE' | 'UNSUPPORTED_TYPE' | 'BAD_TENSOR' | 'UNSUPPORTED_ARCHITECTURE' | 'UNSUPPORTED_TOKENIZER' | 'MISSING_KEY',
     message: string,
   ) {
     super(message);
@@ -40,11 +41,12 @@ export type GgmlType = keyof typeof GGML_TYPES;
 
 export interface GgufTensor {
   name: string;
-  type: GgmlType;
+  /** What the writer takes (GgmlType); a file read may hold any type gguf-quants.ts dequantises. */
+  type: GgmlReadType;
   /** PyTorch order, outermost first. */
   shape: number[];
-  /** Float32Array for F32; raw 16-bit patterns for F16 / BF16. */
-  data: Float32Array | Uint16Array;
+  /** Float32Array for F32; raw 16-bit patterns for F16 / BF16; the raw blocks of a quantised type. */
+  data: Float32Array | Uint16Array | Uint8Array;
 }
 
 export interface GgufFile {
@@ -117,15 +119,18 @@ class ByteWriter {
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
 function checkTensor(t: GgufTensor): Uint8Array {
-  const spec = GGML_TYPES[t.type];
+  const spec = (GGML_READ_TYPES as Partial<Record<string, (typeof GGML_READ_TYPES)[GgmlReadType]>>)[t.type];
   if (!spec) throw new GgufError('UNSUPPORTED_TYPE', `tensor "${t.name}" has unsupported type ${String(t.type)}`);
   const count = t.shape.reduce((a, b) => a * b, 1);
   if (!t.shape.every((d) => Number.isSafeInteger(d) && d > 0) || t.shape.length === 0 || t.shape.length > 4) {
     throw new GgufError('BAD_TENSOR', `tensor "${t.name}" needs 1 to 4 positive dims, got [${t.shape.join(', ')}]`);
   }
-  const expectArray = t.type === 'F32' ? Float32Array : Uint16Array;
-  if (!(t.data instanceof expectArray) || t.data.length !== count) {
-    throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type}[${t.shape.join(', ')}] needs a ${expectArray.name} of ${count} elements`);
+  if (t.shape.at(-1)! % spec.blockSize !== 0) throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type} rows of ${t.shape.at(-1)} are not whole ${spec.blockSize}-weight blocks`);
+  // Quantised tensors are passed as their raw blocks.
+  const expectArray = t.type === 'F32' ? Float32Array : t.type === 'F16' || t.type === 'BF16' ? Uint16Array : Uint8Array;
+  const length = expectArray === Uint8Array ? ggmlByteSize(t.type, count) : count;
+  if (!(t.data instanceof expectArray) || t.data.length !== length) {
+    throw new GgufError('BAD_TENSOR', `tensor "${t.name}" ${t.type}[${t.shape.join(', ')}] needs a ${expectArray.name} of ${length} elements`);
   }
   return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 }
@@ -158,7 +163,7 @@ function layout(file: Omit<GgufFile, 'version'>): { header: Uint8Array; parts: U
     w.string(t.name);
     w.u32(t.shape.length);
     for (const d of [...t.shape].reverse()) w.u64(d);
-    w.u32(GGML_TYPES[t.type].id);
+    w.u32(GGML_READ_TYPES[t.type].id);
     w.u64(offset);
     parts.push(bytes);
     const padded = alignUp(bytes.byteLength, alignment);
@@ -260,7 +265,7 @@ class ByteReader {
   }
 }
 
-/** Parse a GGUF file (v2 or v3) written with the F32 / F16 / BF16 tensor types. */
+/** Parse a GGUF file (v2 or v3) whose tensors are of the types gguf-quants.ts reads (F32, F16, BF16, Q4_0 … Q6_K). */
 export function decodeGguf(bytes: Uint8Array): GgufFile {
   const r = new ByteReader(bytes);
   if (r.u32('magic') !== GGUF_MAGIC) throw new GgufError('BAD_MAGIC', 'not a GGUF file (magic bytes differ)');
@@ -293,7 +298,7 @@ export function decodeGguf(bytes: Uint8Array): GgufFile {
   const alignValue = metadata.get('general.alignment');
   const alignment = alignValue?.type === 'u32' ? alignValue.value : GGUF_DEFAULT_ALIGNMENT;
 
-  const infos: { name: string; type: GgmlType; shape: number[]; offset: number }[] = [];
+  const infos: { name: string; type: GgmlReadType; shape: number[]; offset: number }[] = [];
   for (let i = 0; i < tensorCount; i++) {
     const name = r.string('tensor name');
     const nDims = r.u32(`tensor "${name}" dims`);
@@ -301,8 +306,12 @@ export function decodeGguf(bytes: Uint8Array): GgufFile {
     const dims: number[] = [];
     for (let d = 0; d < nDims; d++) dims.push(r.u64(`tensor "${name}" dim`));
     const typeId = r.u32(`tensor "${name}" type`);
-    const type = (Object.keys(GGML_TYPES) as GgmlType[]).find((k) => GGML_TYPES[k].id === typeId);
-    if (!type) throw new GgufError('UNSUPPORTED_TYPE', `tensor "${name}" has ggml type ${typeId}, not F32/F16/BF16`);
+    const type = ggmlReadTypeOf(typeId);
+    if (!type) throw new GgufError('UNSUPPORTED_TYPE', `tensor "${name}" is ${ggmlTypeLabel(typeId)}, which this reader does not take (it takes ${supportedTypeList()})`);
+    // ggml quantises along rows, so each row (the innermost dim) is a whole number of blocks.
+    if (dims.some((d) => d <= 0) || dims[0] % GGML_READ_TYPES[type].blockSize !== 0) {
+      throw new GgufError('BAD_TENSOR', `tensor "${name}" ${type} has dims [${dims.join(', ')}]; each must be positive and the first a multiple of ${GGML_READ_TYPES[type].blockSize}`);
+    }
     const offset = r.u64(`tensor "${name}" offset`);
     if (offset % alignment !== 0) throw new GgufError('BAD_TENSOR', `tensor "${name}" offset ${offset} is not ${alignment}-byte aligned`);
     infos.push({ name, type, shape: dims.reverse(), offset });
@@ -311,11 +320,12 @@ export function decodeGguf(bytes: Uint8Array): GgufFile {
   const tensors: GgufTensor[] = infos.map(({ name, type, shape, offset }) => {
     const count = shape.reduce((a, b) => a * b, 1);
     const start = dataStart + offset;
-    const end = start + count * GGML_TYPES[type].bytes;
+    const end = start + ggmlByteSize(type, count);
     // A product past 2^53 is not exact, but it is then far past any file's end as well.
     if (end > bytes.length) throw new GgufError('TRUNCATED', `tensor "${name}" data [${start}, ${end}) runs past the end of the file`);
-    const copy = bytes.slice(start, end);
-    const data = type === 'F32' ? new Float32Array(copy.buffer) : new Uint16Array(copy.buffer);
+    // Uint8Array's slice copies; a Node Buffer's (readFileSync) would share the whole file's memory.
+    const copy = Uint8Array.prototype.slice.call(bytes, start, end);
+    const data = type === 'F32' ? new Float32Array(copy.buffer) : type === 'F16' || type === 'BF16' ? new Uint16Array(copy.buffer) : copy;
     return { name, type, shape, data };
   });
   return { version, metadata, tensors };

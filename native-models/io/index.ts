@@ -24,3 +24,7 @@ export { hfToGguf, permuteForInterleavedRope } from './gguf-export';
 export type { GgufExportInput, GgufTokenizerSource } from './gguf-export';
 export { MAX_EMBEDDED_WEIGHT_BYTES, ONNX_DATA_FILE, ONNX_MODEL_FILE, ONNX_SUBFOLDER, OPTIMUM_DIM_NAMES, exportOnnxFolder } from './onnx-folder';
 export type { OnnxFolderInput } from './onnx-folder';
+export { GGML_READ_TYPES, dequantize, ggmlTypeLabel } from './gguf-quants';
+export type { GgmlReadType } from './gguf-quants';
+export { ggufFloat32Bytes, ggufModelShape, ggufToHfFolder } from './gguf-import';
+export { hfTokenizerFromGguf } from './gguf-tokenizer';

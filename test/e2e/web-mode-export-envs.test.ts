@@ -147,7 +147,7 @@ describe('Environments: add an MCP server', () => {
     fs.mkdirSync(sandbox, { recursive: true });
     fs.writeFileSync(path.join(sandbox, 'notes.txt'), 'rehearse before acting');
     const taskFile = path.join(home, 'fs-tasks.jsonl');
-    const task = { id: 'read-notes', instruction: 'What do the notes say?', split: 'train', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'notes.txt') } }] };
+    const task = { id: 'read-notes', instruction: 'What do the notes say?', split: 'train', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', arguments: { path: path.join(sandbox, 'notes.txt') } }] };
     fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
     const serverScript = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
 

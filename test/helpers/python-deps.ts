@@ -17,9 +17,9 @@ export type PythonDeps = { ok: true; env: NodeJS.ProcessEnv; dir: string } | { o
 const cacheRoot = () => process.env.ENVACE_TEST_PYTHON_CACHE ?? join(homedir(), '.cache', 'envace-tests', 'python');
 
 /** pip's words for a network it could not reach (DNS, refused, timed out, proxy), as opposed to a package problem. */
-const UNREACHABLE = /NewConnectionError|Temporary failure in name resolution|Name or service not known|Network is unreachable|ConnectTimeoutError|ReadTimeoutError|ProxyError|Max retries exceeded|Connection refused/;
+export const UNREACHABLE = /NewConnectionError|Temporary failure in name resolution|Name or service not known|Network is unreachable|ConnectTimeoutError|ReadTimeoutError|ProxyError|Max retries exceeded|Connection refused/;
 
-function pip(args: string[]): Promise<{ code: number; output: string }> {
+export function pip(args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(PYTHON, ['-m', 'pip', ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),

@@ -17,7 +17,7 @@ let home: string;
 beforeAll(async () => {
   home = tempHome('envace-envs-test-limit-');
   const lines = Array.from({ length: TASKS }, (_, i) =>
-    JSON.stringify({ id: `t${i}`, ...(i % 10 === 0 ? { split: 'heldout' } : {}), instruction: `Say ok (${i}).`, checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'ok' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'ok' } }], answer: null } }),
+    JSON.stringify({ id: `t${i}`, ...(i % 10 === 0 ? { split: 'heldout' } : {}), instruction: `Say ok (${i}).`, checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'ok' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'ok' } }], answer: null } }),
   );
   fs.writeFileSync(path.join(home, 'tasks-in.jsonl'), `${lines.join('\n')}\n`);
   const added = await runEnvace(home, 'envs', 'add-mcp', 'echo', '--command', process.execPath, '--arg', FIXTURE, '--tasks', path.join(home, 'tasks-in.jsonl'), '--reset', 'none', '--shared-state');

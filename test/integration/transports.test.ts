@@ -121,7 +121,7 @@ beforeAll(async () => {
   fs.mkdirSync(sandbox, { recursive: true });
   fs.writeFileSync(path.join(sandbox, 'hello.txt'), 'hello from the sandbox');
   const taskFile = path.join(env.home, 'fs-tasks.jsonl');
-  const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', args: { path: path.join(sandbox, 'hello.txt') } }] };
+  const task = { id: 'read-hello', instruction: 'What does hello.txt say?', checklist: [{ kind: 'call', weight: 1, name: 'read_text_file', arguments: { path: path.join(sandbox, 'hello.txt') } }] };
   fs.writeFileSync(taskFile, `${JSON.stringify(task)}\n`);
   const goldTaskFile = path.join(env.home, 'fs-gold-tasks.jsonl');
   fs.writeFileSync(goldTaskFile, `${JSON.stringify({ ...task, gold: { calls: [{ name: 'read_text_file', arguments: { path: path.join(sandbox, 'hello.txt') } }] } })}\n`);

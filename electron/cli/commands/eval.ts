@@ -3,6 +3,7 @@ import { getEnv } from '../../engine/envs/registry';
 import { runOracle } from '../../engine/envs/oracle';
 import { SPLITS, type Split } from '../../engine/envs/types';
 import { withEngine, withUserEnvs } from '../engine-session';
+import type { RobustnessTable } from '../../contract';
 import { CliError, EXIT, table, type Output } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
@@ -18,6 +19,37 @@ interface EvalOptions extends CommonOptions {
   step?: string;
   commit?: string;
   memories?: string;
+  robustness?: boolean | string;
+}
+
+/** `--robustness` alone: the default sizes; `--robustness 1,4`: those. */
+export function robustnessSizes(flag: boolean | string | undefined): true | number[] | undefined {
+  if (flag === undefined || flag === false) return undefined;
+  if (flag === true) return true;
+  const sizes = flag.split(',').map((x) => Number(x.trim()));
+  if (!sizes.length || sizes.length > 8 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 512))
+    throw new CliError('--robustness takes up to 8 comma-separated token counts, each 1–512 (e.g. 1,4,16,64)', EXIT.usage);
+  return sizes;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The robustness table and its verdict (issue 21's bar: no perturbation costs more than the tolerance). */
+export function robustnessText(r: RobustnessTable): string {
+  const points = (x: number) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}`;
+  const rows = r.cells.map((c) => [
+    c.perturbation,
+    c.where ?? '-',
+    c.perturbation === 'memory' ? c.tokens.toFixed(0) : String(c.tokens),
+    pct(c.success),
+    c.perturbation === 'none' ? '-' : points(c.delta),
+    c.envCallsPerTask.toFixed(2),
+    pct(c.invalidActionRate),
+  ]);
+  const verdict = r.passed
+    ? `robustness: PASS (every perturbation within ${(r.tolerance * 100).toFixed(0)} points of the unperturbed success; worst drop ${(r.worstDrop * 100).toFixed(1)})`
+    : `robustness: FAIL (worst drop ${(r.worstDrop * 100).toFixed(1)} points, more than ${(r.tolerance * 100).toFixed(0)})`;
+  return `${table([['PERTURBATION', 'WHERE', 'TOKENS', 'SUCCESS', 'Δ POINTS', 'ENV CALLS/TASK', 'INVALID'], ...rows])}\n${verdict}`;
 }
 
 /** A trained run's checkpoint in the real environment, optionally with test-time rehearsal. */
@@ -25,12 +57,17 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   if (opts.checkpoint) throw new CliError('--checkpoint is not supported; use --run ID [--step N]', EXIT.usage);
   const rehearsals = opts.rehearsals === undefined ? 0 : Number(opts.rehearsals);
   if (!Number.isInteger(rehearsals) || rehearsals < 0 || rehearsals > 16) throw new CliError('--rehearsals must be 0–16', EXIT.usage);
-  if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential') throw new CliError('--mode must be parallel or sequential', EXIT.usage);
-  if (opts.commit !== undefined && opts.commit !== 'prompt' && opts.commit !== 'plan') throw new CliError('--commit must be prompt or plan', EXIT.usage);
-  if (opts.memories !== undefined && opts.memories !== 'rehearse' && opts.memories !== 'stored') throw new CliError('--memories must be rehearse or stored', EXIT.usage);
+  if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential')
+    throw new CliError('--mode must be parallel or sequential', EXIT.usage);
+  if (opts.commit !== undefined && opts.commit !== 'prompt' && opts.commit !== 'plan')
+    throw new CliError('--commit must be prompt or plan', EXIT.usage);
+  if (opts.memories !== undefined && opts.memories !== 'rehearse' && opts.memories !== 'stored')
+    throw new CliError('--memories must be rehearse or stored', EXIT.usage);
   const step = opts.step === undefined ? undefined : Number(opts.step);
-  if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step (a whole number)', EXIT.usage);
+  if (step !== undefined && !(Number.isInteger(step) && step >= 0))
+    throw new CliError('--step must be a checkpoint step (a whole number)', EXIT.usage);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+  const robustness = robustnessSizes(opts.robustness);
   const result = await withEngine(opts.home, async (api) => {
     const run = await api.call('runs.get', { id: opts.run! });
     if (opts.env !== undefined && run.env !== opts.env) throw new CliError(`run ${run.id} trained on ${run.env}, not ${opts.env}`, EXIT.usage);
@@ -44,26 +81,30 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
       mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel',
       commit: (opts.commit as 'prompt' | 'plan' | undefined) ?? 'prompt',
       memories: (opts.memories as 'rehearse' | 'stored' | undefined) ?? 'rehearse',
+      robustness,
     });
   });
-  out.result(result, () =>
-    table([
-      ['RUN', 'STEP', 'SPLIT', 'REHEARSALS', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'TOKENS/TASK', 'FIDELITY', 'WALL'],
-      [
-        result.runId,
-        String(result.step),
-        result.split,
-        result.rehearsals ? `${result.rehearsals} ${result.mode}` : '-',
-        String(result.tasks),
-        `${(result.success * 100).toFixed(1)}%`,
-        result.meanScore.toFixed(3),
-        `${(result.invalidActionRate * 100).toFixed(1)}%`,
-        result.envCallsPerTask.toFixed(2),
-        result.tokensPerTask.toFixed(0),
-        result.fidelity === null ? '-' : result.fidelity.toFixed(3),
-        `${(result.wallMs / 1000).toFixed(1)} s`,
-      ],
-    ]),
+  const robustnessPart = result.robustness ? `\n${robustnessText(result.robustness)}` : '';
+  out.result(
+    result,
+    () =>
+      table([
+        ['RUN', 'STEP', 'SPLIT', 'REHEARSALS', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'TOKENS/TASK', 'FIDELITY', 'WALL'],
+        [
+          result.runId,
+          String(result.step),
+          result.split,
+          result.rehearsals ? `${result.rehearsals} ${result.mode}` : '-',
+          String(result.tasks),
+          `${(result.success * 100).toFixed(1)}%`,
+          result.meanScore.toFixed(3),
+          `${(result.invalidActionRate * 100).toFixed(1)}%`,
+          result.envCallsPerTask.toFixed(2),
+          result.tokensPerTask.toFixed(0),
+          result.fidelity === null ? '-' : result.fidelity.toFixed(3),
+          `${(result.wallMs / 1000).toFixed(1)} s`,
+        ],
+      ]) + robustnessPart,
   );
 }
 
@@ -78,7 +119,14 @@ export function registerEval(program: Command): void {
     .option('--rehearsals <n>', 'test-time private rehearsals')
     .option('--mode <mode>', 'parallel | sequential')
     .option('--step <n>', 'the checkpoint step to evaluate (default: the last)')
-    .option('--memories <source>', 'rehearse (fresh private rehearsals) | stored (the newest stored memory of each task that has one, edits included)')
+    .option(
+      '--memories <source>',
+      'rehearse (fresh private rehearsals) | stored (the newest stored memory of each task that has one, edits included)',
+    )
+    .option(
+      '--robustness [sizes]',
+      "also evaluate with n filler tokens after the system text, after the instruction and in a memory block (default n = 1,4,16,64), and with a rehearsal memory; prints each cell's Δ and the verdict (within 5 points)",
+    )
     .option('--commit <mode>', 'with rehearsals: prompt (the memory in the prompt) | plan (follow the consensus plan while reality agrees)')
     .action(
       act<EvalOptions>(async (_args, opts, out) => {
@@ -115,23 +163,27 @@ export function registerEval(program: Command): void {
             wallMs: result.wallMs,
             failed: failed.map((t) => t.taskId),
           };
-          out.result(summary, () =>
-            table([
-              ['ENV', 'SPLIT', 'TASKS', 'SUCCESS', 'CHECKABLE', 'SUCCESS (CHECKABLE)', 'SCORE', 'ENV CALLS/TASK', 'WALL'],
-              [
-                summary.env,
-                summary.split,
-                String(summary.tasks),
-                `${(summary.success * 100).toFixed(1)}%`,
-                String(summary.tasks - unchecked.length),
-                `${(summary.checkedSuccess * 100).toFixed(1)}%`,
-                summary.score.toFixed(3),
-                summary.envCallsPerTask.toFixed(2),
-                `${(summary.wallMs / 1000).toFixed(2)} s`,
-              ],
-            ]) +
-            (unchecked.length ? `\nunchecked (${unchecked.length}, ${[...new Set(unchecked.flatMap((t) => t.unchecked))].join(', ')} cannot be checked here): ${summary.unchecked.join(', ')}` : '') +
-            (failed.length ? `\nfailed: ${summary.failed.join(', ')}` : ''),
+          out.result(
+            summary,
+            () =>
+              table([
+                ['ENV', 'SPLIT', 'TASKS', 'SUCCESS', 'CHECKABLE', 'SUCCESS (CHECKABLE)', 'SCORE', 'ENV CALLS/TASK', 'WALL'],
+                [
+                  summary.env,
+                  summary.split,
+                  String(summary.tasks),
+                  `${(summary.success * 100).toFixed(1)}%`,
+                  String(summary.tasks - unchecked.length),
+                  `${(summary.checkedSuccess * 100).toFixed(1)}%`,
+                  summary.score.toFixed(3),
+                  summary.envCallsPerTask.toFixed(2),
+                  `${(summary.wallMs / 1000).toFixed(2)} s`,
+                ],
+              ]) +
+              (unchecked.length
+                ? `\nunchecked (${unchecked.length}, ${[...new Set(unchecked.flatMap((t) => t.unchecked))].join(', ')} cannot be checked here): ${summary.unchecked.join(', ')}`
+                : '') +
+              (failed.length ? `\nfailed: ${summary.failed.join(', ')}` : ''),
           );
         } finally {
           await env.close?.();

@@ -21,6 +21,7 @@ interface ServeOptions extends CommonOptions {
   port?: string;
   host: string;
   maxEpisodes?: string;
+  episodeIdleS?: string;
   envOption: string[];
 }
 
@@ -113,6 +114,7 @@ export function registerMcp(program: Command): void {
     .option('--port <port>', 'speak streamable HTTP on 127.0.0.1:PORT instead (0: a free port), behind a printed token')
     .option('--host <host>', 'loopback address to bind with --port', '127.0.0.1')
     .option('--max-episodes <n>', 'most episodes open at once; one more closes the longest idle (default 16)')
+    .option('--episode-idle-s <seconds>', 'close an episode after this many seconds without a call (default 600); until then its id works from any session')
     .option('--env-option <key=value>', "an option of the environment's world (as a run's worldSize / worldMode give it); repeat for more", (v: string, prev: string[]) => [...prev, v], [])
     .action(
       act<ServeOptions>(async (_args, opts, out) => {
@@ -123,6 +125,7 @@ export function registerMcp(program: Command): void {
         const served = split(opts.split);
         const port = wholeNumber(opts.port, '--port', 0, 65535);
         const maxEpisodes = wholeNumber(opts.maxEpisodes, '--max-episodes', 1, 10_000);
+        const idleSeconds = wholeNumber(opts.episodeIdleS, '--episode-idle-s', 1, 7 * 24 * 3600);
         if (port === undefined) {
           // stdout is the protocol's: anything an env or library prints goes to stderr instead.
           console.log = console.error;
@@ -136,7 +139,7 @@ export function registerMcp(program: Command): void {
             if (error instanceof ServedToolsError) throw new CliError(error.message, EXIT.notAvailable);
             throw error;
           }
-          const book = new EpisodeBook(env, served, { maxEpisodes });
+          const book = new EpisodeBook(env, served, { maxEpisodes, idleSeconds });
           if (port === undefined) {
             process.stderr.write(`envace: serving ${env.id} (${served} split) over MCP on stdio\n`);
             await serveStdio(book, stopSignal());
@@ -147,7 +150,7 @@ export function registerMcp(program: Command): void {
             throw error;
           });
           out.line(`EnvACE ${env.id} over MCP (streamable HTTP) at ${server.url}`);
-          out.line(`${env.tasks(served).length} ${served} tasks; episode cap ${book.maxEpisodes} — press Ctrl+C to stop`);
+          out.line(`${env.tasks(served).length} ${served} tasks; episode cap ${book.maxEpisodes}, idle timeout ${book.idleMs / 1000} s — press Ctrl+C to stop`);
           out.result({ url: server.url, port: server.port, env: env.id, split: served }, () => undefined);
           await stopSignal();
           await server.close();

@@ -7,12 +7,15 @@ import { act, leaf, type CommonOptions } from './common';
 const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
 
 export function registerModels(program: Command): void {
-  leaf(program.command('import').description('import a Llama/Qwen2/Qwen3-style Hugging Face folder so runs can use it'))
-    .requiredOption('--hf <dir>', 'folder with config.json, *.safetensors, tokenizer.json')
-    .option('--name <name>', 'name to register it under (default: the folder name)')
+  leaf(program.command('import').description('import a Llama/Qwen2/Qwen3-style Hugging Face folder or llama.cpp GGUF file so runs can use it'))
+    .option('--hf <dir>', 'folder with config.json, *.safetensors, tokenizer.json')
+    .option('--gguf <file>', 'a llama.cpp GGUF file (llama, qwen2, qwen3; F32/F16/BF16, Q4_0…Q8_0, Q4_K/Q5_K/Q6_K; byte-level BPE tokenizer)')
+    .option('--name <name>', 'name to register it under (default: the folder name, or the file name without .gguf)')
     .action(
-      act<CommonOptions & { hf: string; name?: string }>(async (_args, opts, out) => {
-        const model = await withEngine(opts.home, (api) => api.call('models.import', { hfDir: opts.hf, name: opts.name }));
+      act<CommonOptions & { hf?: string; gguf?: string; name?: string }>(async (_args, opts, out) => {
+        if ((opts.hf === undefined) === (opts.gguf === undefined)) throw new CliError('give exactly one of --hf DIR or --gguf FILE', EXIT.usage);
+        const source = opts.gguf !== undefined ? { ggufFile: opts.gguf } : { hfDir: opts.hf! };
+        const model = await withEngine(opts.home, (api) => api.call('models.import', { ...source, name: opts.name }));
         out.result({ model: model.name, ...model }, () => `imported ${model.name}: ${model.architecture}, ${(model.paramCount / 1e6).toFixed(2)}M parameters, vocabulary ${model.vocabSize}`);
       }),
     );

@@ -55,6 +55,8 @@ export const REFERENCE_DIR = 'reference';
 
 export class RunContext {
   private demos?: DemoTranscript[];
+  /** Whether SFT has said which demonstrations it dropped (once a run; each SFT stage re-reads the cache). */
+  demoDropsLogged = false;
   /** Env calls spent gathering demonstrations, not yet reported (data gathering, apart from training's env_calls). */
   private gatherEnvCalls = 0;
   /** The last step reported through `onStep`. */

@@ -107,14 +107,17 @@ export function demoCorpus(transcripts: readonly DemoTranscript[]): string[] {
     .filter((x) => x.length > 0);
 }
 
-/** Lay a transcript out as segments, dropping trailing turns that do not fit in `maxSeqLen`. */
-export function demoSegments(
+/**
+ * Lay a transcript out as segments, dropping trailing turns that do not fit in `maxSeqLen`; a
+ * transcript whose prompt and first turn do not fit at all is dropped, with the reason in words.
+ */
+export function fitDemonstration(
   tok: PolicyTokenizer,
   sp: SpecialIds,
   t: DemoTranscript,
   maxObservationTokens: number,
   maxSeqLen: number,
-): Demonstration | null {
+): { demo: Demonstration } | { dropped: string } {
   const segments = promptSegments(
     tok,
     sp,
@@ -122,16 +125,32 @@ export function demoSegments(
     maxObservationTokens,
   );
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
+  let firstTurn: number | null = null;
   for (const step of t.steps) {
     const turn = [givenSegment(tok, sp, 'act', sp.act, step.actionText)];
     if (step.probe) turn[0].untrained = true;
     if (step.observation !== null) turn.push(givenSegment(tok, sp, 'env', sp.obs, step.observation, maxObservationTokens));
     const n = turn.reduce((k, s) => k + s.ids.length, 0);
+    firstTurn ??= n;
     if (used + n > maxSeqLen) break;
     segments.push(...turn);
     used += n;
   }
-  return segments.some((s) => s.role === 'act') ? { taskId: t.taskId, segments } : null;
+  if (segments.some((s) => s.role === 'act')) return { demo: { taskId: t.taskId, segments } };
+  if (firstTurn === null) return { dropped: 'no act to learn (the transcript has no steps)' };
+  return { dropped: `too long: the prompt and first turn take ${used + firstTurn} tokens > context ${maxSeqLen} (prompt ${used})` };
+}
+
+/** fitDemonstration's demonstration, or null when it was dropped. */
+export function demoSegments(
+  tok: PolicyTokenizer,
+  sp: SpecialIds,
+  t: DemoTranscript,
+  maxObservationTokens: number,
+  maxSeqLen: number,
+): Demonstration | null {
+  const fit = fitDemonstration(tok, sp, t, maxObservationTokens, maxSeqLen);
+  return 'demo' in fit ? fit.demo : null;
 }
 
 /**

@@ -102,6 +102,23 @@ export interface PromptParts {
   memory?: string;
   /** The env's first observation, when it has one (household describes the room). */
   initialObservation?: string;
+  /** Extra ids rendered into the prompt (the robustness evaluation's perturbations); absent: none. */
+  insertion?: PromptInsertion;
+}
+
+/**
+ * Ids placed into the prompt as given text: at the end of the system block, at the end of the user
+ * block (after the instruction), or in the `<|memory|>` block (after any memory text; the block is
+ * opened for them when there is no memory). Ids, not text, so the count is exact whatever the tokenizer.
+ */
+export interface PromptInsertion {
+  where: 'system' | 'instruction' | 'memory';
+  ids: readonly number[];
+}
+
+/** `s` with `ids` placed before its closing `<|end|>`. */
+function extended(tok: PolicyTokenizer, s: Segment, ids: readonly number[]): Segment {
+  return { ...s, text: s.text + tok.decode(ids), ids: [...s.ids.slice(0, -1), ...ids, s.ids[s.ids.length - 1]] };
 }
 
 /**
@@ -116,12 +133,18 @@ export function promptSegments(
   maxObservationTokens: number,
   limits?: { maxSeqLen: number; reserve: number; memoryTokens?: number },
 ): Segment[] {
-  const out = [givenSegment(tok, sp, 'prompt', sp.system, p.system), givenSegment(tok, sp, 'prompt', sp.user, p.instruction)];
+  const ins = p.insertion?.ids.length ? p.insertion : undefined;
+  const system = givenSegment(tok, sp, 'prompt', sp.system, p.system);
+  const user = givenSegment(tok, sp, 'prompt', sp.user, p.instruction);
+  const out = [ins?.where === 'system' ? extended(tok, system, ins.ids) : system, ins?.where === 'instruction' ? extended(tok, user, ins.ids) : user];
   const initial = p.initialObservation ? [givenSegment(tok, sp, 'env', sp.obs, p.initialObservation, maxObservationTokens)] : [];
   if (p.memory !== undefined) {
     const used = [...out, ...initial].reduce((n, s) => n + s.ids.length, 0);
     // A memory ends with its consensus; when it must be cut, its end is what is kept.
-    out.push(givenSegment(tok, sp, 'memory', sp.memory, p.memory, memoryRoom(used, limits), 'tail'));
+    const block = givenSegment(tok, sp, 'memory', sp.memory, p.memory, memoryRoom(used, limits), 'tail');
+    out.push(ins?.where === 'memory' ? extended(tok, block, ins.ids) : block);
+  } else if (ins?.where === 'memory') {
+    out.push({ role: 'memory', text: tok.decode(ins.ids), ids: [sp.memory, ...ins.ids, sp.end], lead: 1, tail: 1, logprobs: [] });
   }
   return [...out, ...initial];
 }

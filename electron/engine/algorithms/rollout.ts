@@ -16,9 +16,10 @@ import { TranscriptRecorder } from '../envs/episode-base';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
-import { type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, promptSegments, systemText, toTurns } from './layout';
+import { type PromptInsertion, type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, promptSegments, systemText, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
+import { ServerDownEpisode } from '../envs/mcp/server-down-episode';
 import { type ReferenceStep, simulatorPrompt } from './simulator';
 
 export type RolloutMode = 'real' | 'rehearse' | 'mixed';
@@ -37,6 +38,8 @@ export interface RolloutSettings {
   callBudget?: number;
   /** Context reserved for a rehearsal memory (testTime.memoryTokens); absent: none. */
   memoryTokens?: number;
+  /** Ids rendered into every prompt (the robustness evaluation's perturbation); absent: none. */
+  insertion?: PromptInsertion;
 }
 
 export interface RolloutRequest {
@@ -188,7 +191,7 @@ function taskPrompt(policy: Policy, env: ToolEnv, task: Task, tools: ToolSpec[],
   return promptSegments(
     policy.tokenizer,
     policy.specials,
-    { system: systemText(env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation },
+    { system: systemText(env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation, insertion: settings.insertion },
     settings.maxObservationTokens,
     promptLimits(policy, settings),
   );
@@ -325,7 +328,8 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     mode: l.req.mode,
     segments: l.segments,
     turns: l.turns,
-    reward: checklist.score,
+    // An episode whose server never started learns nothing from what the transcript claims.
+    reward: l.episode instanceof ServerDownEpisode ? 0 : checklist.score,
     checklist,
     envCheck,
     success: envCheck && l.episode ? episodeSucceeded(l.episode, envCheck, checklist) : null,

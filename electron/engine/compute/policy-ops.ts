@@ -1,6 +1,6 @@
 // Worker-side operations that need a trained policy: evaluation, private rehearsals, and a
 // committed run with a (possibly edited) memory. Each loads the run's checkpoint once and keeps it.
-import type { RehearsalMemory, RunConfig } from '../../contract';
+import type { RehearsalMemory, RobustnessTable, RunConfig } from '../../contract';
 import {
   envOptions,
   evaluatePolicy,
@@ -16,6 +16,7 @@ import {
   type RolloutResult,
 } from '../algorithms';
 import { renderMemory } from '../algorithms/memory-text';
+import { evaluateRobustness } from '../algorithms/robustness';
 import { getEnv } from '../envs/registry';
 import type { Split, Task, ToolEnv } from '../envs/types';
 import type { NewRollout } from '../store';
@@ -50,6 +51,8 @@ export interface EvaluateInput extends PolicySource {
   seed: number;
   /** Stored memories to commit some tasks with (evals.run memories: stored), each with its id for the result. */
   memories?: Array<{ id: number; taskId: string; memory: RehearsalMemory; text: string }>;
+  /** Filler sizes of a robustness evaluation (no rehearsals, no memories); absent: none. */
+  robustness?: number[];
 }
 
 export interface EvaluateOutput {
@@ -64,6 +67,7 @@ export interface EvaluateOutput {
   fidelity: number | null;
   perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number; memoryId?: number }>;
   rollouts: NewRollout[];
+  robustness?: RobustnessTable;
 }
 
 export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> {
@@ -80,7 +84,17 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
       ? { rehearsals: input.rehearsals, mode: input.mode, commit: input.commit, temperature: input.config.rollout.temperature }
       : undefined;
   const given = new Map((input.memories ?? []).map((m) => [m.taskId, m]));
-  const result = await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime, memories: given, commit: input.commit });
+  // The robustness evaluation's unperturbed cell is the evaluation itself (same label and seeds).
+  const robust = input.robustness
+    ? await evaluateRobustness(policy, env, tasks, settings, {
+        seed: input.seed,
+        sizes: input.robustness,
+        rehearsalTemperature: input.config.rollout.temperature,
+      })
+    : undefined;
+  const result =
+    robust?.base ??
+    (await evaluatePolicy(policy, env, tasks, settings, { seed: input.seed, label: 'eval', testTime, memories: given, commit: input.commit }));
   const committedWithMemory = testTime !== undefined || given.size > 0;
   // World-model fidelity on these tasks: the evaluation's own first rehearsal of each, replayed for real.
   let fidelity: number | null = null;
@@ -106,7 +120,13 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
     fidelity,
     perTask: result.results.map((r) => {
       const memoryId = given.get(r.task.id)?.id;
-      return { taskId: r.task.id, success: r.success === true, score: r.reward, envCalls: r.envCalls, ...(memoryId !== undefined ? { memoryId } : {}) };
+      return {
+        taskId: r.task.id,
+        success: r.success === true,
+        score: r.reward,
+        envCalls: r.envCalls,
+        ...(memoryId !== undefined ? { memoryId } : {}),
+      };
     }),
     rollouts: result.results.map((r) =>
       toNewRollout(r, {
@@ -116,6 +136,7 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
         ...(committedWithMemory ? { mode: 'test-time', purpose: 'commit' } : { mode: 'real' }),
       }),
     ),
+    ...(robust ? { robustness: robust.robustness } : {}),
   };
 }
 
@@ -145,7 +166,11 @@ export async function rehearseOp(input: RehearseInput): Promise<{ memory: Rehear
     input.seed,
     `rehearse:${task!.id}`,
   );
-  return { memory, text: renderMemory(memory), rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time', purpose: 'rehearsal' })) };
+  return {
+    memory,
+    text: renderMemory(memory),
+    rollouts: rehearsals.map((r) => toNewRollout(r, { runId: null, step: null, mode: 'test-time', purpose: 'rehearsal' })),
+  };
 }
 
 export interface FitInput extends PolicySource {

@@ -1,5 +1,5 @@
 import { ContractError, type EnvDetail, type EnvsTestOutput, type EnvSummary } from '../../contract';
-import { callTool, runOracle } from './oracle';
+import { callTool, failureReason, runOracle } from './oracle';
 import { envDetail, envSummary, getEnv, listEnvs, UnknownEnvError } from './registry';
 import { SPLITS, type JsonValue } from './types';
 import type { HomePaths } from '../home';
@@ -68,8 +68,7 @@ export function registryCatalog(paths: HomePaths): EnvCatalog {
           ...(of > result.perTask.length ? { of } : {}),
         };
         for (const r of result.perTask.filter((x) => !x.success && x.unchecked.length === 0)) {
-          const failed = [...r.envCheck.checks.filter((c) => !c.passed && !c.skipped).map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`), ...r.checklist.items.filter((i) => !i.passed && i.weight > 0).map((i) => `checklist: ${i.description}`)];
-          failures.push({ taskId: r.taskId, reason: failed.join('; ') || (r.checklist.formatError ? 'a gold action did not parse' : 'failed') });
+          failures.push({ taskId: r.taskId, reason: failureReason(r) });
         }
       }
       return { id, tools: env.tools().map((t) => t.name), reset: env.resetDescription ?? 'no shared state between episodes', oracle: { split, failures }, wallMs: performance.now() - started };

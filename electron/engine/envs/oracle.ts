@@ -15,7 +15,7 @@ export interface EpisodeResult {
   taskId: string;
   /** Checks the environment could not make (e.g. tau2's NL assertions, which need an LLM judge): the task is neither passed nor failed on them. */
   unchecked: string[];
-  /** Checklist score in [0, 1]. */
+  /** Checklist score in [0, 1]; 0 when the environment rejected a call (the gold does not fit the server, whatever the checklist reads). */
   score: number;
   /** The env's end-state check passed and no format error occurred. */
   success: boolean;
@@ -80,7 +80,7 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
     return {
       taskId: task.id,
       unchecked: uncheckedParts(envCheck),
-      score: checklist.score,
+      score: rejected.length > 0 ? 0 : checklist.score,
       success: episodeSucceeded(episode, envCheck, checklist),
       checklist,
       envCheck,
@@ -91,6 +91,18 @@ export async function runEpisode(env: ToolEnv, task: Task, policy: ExpertPolicy 
   } finally {
     await episode.close();
   }
+}
+
+/**
+ * Why an episode failed, in words that read as a failure: a check's name states its claim ("… holds
+ * the expected entries"), so each unmet one is said to be not met, with what was found instead.
+ */
+export function failureReason(r: EpisodeResult): string {
+  const failed = [
+    ...r.envCheck.checks.filter((c) => !c.passed && !c.skipped).map((c) => `not met: ${c.name}${c.detail ? ` — ${c.detail}` : ''}`),
+    ...r.checklist.items.filter((i) => !i.passed && i.weight > 0).map((i) => `checklist item not met: ${i.description}`),
+  ];
+  return failed.join('; ') || (r.checklist.formatError ? 'a gold action did not parse' : 'failed');
 }
 
 /** At most `n` of `items`, spread evenly from the first to (near) the last, in their order. */

@@ -61,6 +61,8 @@ export interface TableRow {
   evalWallS: Stat | null;
   /** Test-time rehearsal rows: fidelity of the rehearsed observations (evaluation). */
   testTimeFidelity: Stat | null;
+  /** With the suite's robustness evaluation: the held-out success's worst drop under a perturbation. */
+  robustnessWorstDrop: Stat | null;
   /**
    * From here on, the training figures of the row's own run (null for test-time rows, which reuse
    * envace's run). Env calls gathering demonstrations: the seed's SFT run's plus the run's own.
@@ -97,7 +99,10 @@ export function variantOrder(suite: Pick<Suite, 'methods' | 'testTime'>): Varian
 const rate = (c: Count | null) => (c && c.total > 0 ? c.errors / c.total : null);
 const values = <T>(xs: readonly T[], f: (x: T) => number | null) => xs.map(f).filter((x): x is number => x !== null);
 
-export function aggregate(cells: readonly Cell[], suite: Pick<Suite, 'seeds' | 'methods' | 'testTime'> & { envs: ReadonlyArray<{ env: string }> }): TableRow[] {
+export function aggregate(
+  cells: readonly Cell[],
+  suite: Pick<Suite, 'seeds' | 'methods' | 'testTime'> & { envs: ReadonlyArray<{ env: string }> },
+): TableRow[] {
   const evals = cells.filter((c): c is EvalCell => c.kind === 'eval');
   const runs = cells.filter((c): c is RunCell => c.kind === 'run');
   const rows: TableRow[] = [];
@@ -138,6 +143,7 @@ export function aggregate(cells: readonly Cell[], suite: Pick<Suite, 'seeds' | '
         tokensPerTask: meanStd(held.map((c) => c.tokensPerTask)),
         evalWallS: meanStd(held.map((c) => c.wallMs / 1000)),
         testTimeFidelity: meanStd(values(held, (c) => c.fidelity)),
+        robustnessWorstDrop: meanStd(values(held, (c) => c.robustnessWorstDrop ?? null)),
         gatherEnvCalls: run((r) => r.gatherEnvCalls + (r.method === 'sft' ? 0 : (sftGather.get(r.seed) ?? 0))),
         trainEnvCalls: run((r) => r.trainEnvCalls),
         groupsWithSignal: run((r) => r.groupsWithSignal),

@@ -79,6 +79,8 @@ export type EvalCell = Pick<EvalResult, (typeof EVAL_FIGURES)[number]> & {
   split: Split;
   runId: string;
   step: number;
+  /** With the suite's robustness evaluation: the largest drop of success under a perturbation; absent otherwise. */
+  robustnessWorstDrop?: number;
 };
 
 export type Cell = RunCell | EvalCell;
@@ -105,7 +107,8 @@ function readHeader(file: string): ExperimentHeader {
   } catch (error) {
     throw new SuiteError(`${file} cannot be read as an experiment (${(error as Error).message}); it is left as it is`);
   }
-  if (!header || typeof header !== 'object' || header.version !== 1) throw new SuiteError(`${file}: unknown version ${String((header as { version?: unknown } | null)?.version)}`);
+  if (!header || typeof header !== 'object' || header.version !== 1)
+    throw new SuiteError(`${file}: unknown version ${String((header as { version?: unknown } | null)?.version)}`);
   if (!header.suite || typeof header.suite !== 'object') throw new SuiteError(`${file} holds no suite`);
   return header;
 }

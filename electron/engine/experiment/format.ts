@@ -40,6 +40,8 @@ export const RESULT_COLUMNS: Column[] = [
   { title: 'train success', cell: (r) => formatStat(r.train.success, 3) },
   { title: 'Δ train success', cell: (r) => formatDelta(r.train.deltaSuccess, 3) },
   { title: 'invalid (held-out)', cell: (r) => formatStat(r.heldout.invalidActionRate, 3) },
+  // Issue 21's bar: at most 0.05 below the unperturbed held-out success ("—" when the suite does not run it).
+  { title: 'robustness worst drop', cell: (r) => formatStat(r.robustnessWorstDrop, 3) },
 ];
 
 export const COST_COLUMNS: Column[] = [

@@ -24,6 +24,8 @@ export interface EvalPlan {
   key: string;
   variant: Variant;
   split: Split;
+  /** Filler sizes of the cell's robustness evaluation (suite.robustness, plain held-out cells); absent: none. */
+  robustness?: number[];
 }
 
 export interface RunPlan {
@@ -106,7 +108,10 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
     evalEvery: 0,
   };
   const evals = (v: Variant, splits: Split[]): EvalPlan[] => splits.map((split) => ({ key: evalKey(plan.env, seed, v, split), variant: v, split }));
-  const plain = (method: Method) => evals({ method, testTime: null }, ['heldout', 'train']);
+  const plain = (method: Method) =>
+    evals({ method, testTime: null }, ['heldout', 'train']).map((e) =>
+      e.split === 'heldout' && suite.robustness ? { ...e, robustness: suite.robustness } : e,
+    );
   const sftRollout = plan.sftRows ? { ...plan.rollout, k: 1, tasksPerStep: plan.sftRows } : plan.rollout;
   const sft: RunPlan = {
     key: runKey(plan.env, seed, 'sft'),
@@ -119,7 +124,11 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
       rollout: sftRollout,
       algo: 'sft',
       steps: S,
-      sft: { worldModelLoss: true, ...(plan.sftWorldModelLossFrom ? { worldModelLossFrom: plan.sftWorldModelLossFrom } : {}), ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}) },
+      sft: {
+        worldModelLoss: true,
+        ...(plan.sftWorldModelLossFrom ? { worldModelLossFrom: plan.sftWorldModelLossFrom } : {}),
+        ...(plan.sftErrorProbes ? { errorProbes: plan.sftErrorProbes } : {}),
+      },
       checkpointEvery: S,
     },
     steps: S,
@@ -129,28 +138,23 @@ export function planSeed(suite: Suite, plan: EnvPlan, seed: number): SeedPlan {
   };
   const methods = suite.methods
     .filter((m): m is Exclude<Method, 'sft'> => m !== 'sft')
-    .map(
-      (method): RunPlan => ({
-        key: runKey(plan.env, seed, method),
-        env: plan.env,
-        seed,
-        method,
-        config: {
-          ...shared,
-          ...methodConfig(method, suite),
-          sft: { steps: 0 },
-          checkpointEvery: suite.rlSteps,
-          ...(REHEARSING.has(method) && suite.memoryAwareFraction ? { testTime: { memoryAwareFraction: suite.memoryAwareFraction } } : {}),
-        },
-        steps: suite.rlSteps,
-        evalLimit,
-        evals: [
-          ...plain(method),
-          ...(method === 'envace' ? testTimeVariants(suite).flatMap((v) => evals(v, ['heldout'])) : []),
-        ],
-        realityCheck: REHEARSING.has(method),
-      }),
-    );
+    .map((method): RunPlan => ({
+      key: runKey(plan.env, seed, method),
+      env: plan.env,
+      seed,
+      method,
+      config: {
+        ...shared,
+        ...methodConfig(method, suite),
+        sft: { steps: 0 },
+        checkpointEvery: suite.rlSteps,
+        ...(REHEARSING.has(method) && suite.memoryAwareFraction ? { testTime: { memoryAwareFraction: suite.memoryAwareFraction } } : {}),
+      },
+      steps: suite.rlSteps,
+      evalLimit,
+      evals: [...plain(method), ...(method === 'envace' ? testTimeVariants(suite).flatMap((v) => evals(v, ['heldout'])) : [])],
+      realityCheck: REHEARSING.has(method),
+    }));
   return { env: plan.env, seed, sft, methods };
 }
 

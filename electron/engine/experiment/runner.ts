@@ -158,7 +158,8 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
     current = { plan, runId: run.id };
     const onAbort = () => void api.call('runs.cancel', { id: run.id }).catch(() => {});
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    const status = run.status === 'completed' ? run.status : await watcher.wait(run.id).finally(() => hooks.signal?.removeEventListener('abort', onAbort));
+    const status =
+      run.status === 'completed' ? run.status : await watcher.wait(run.id).finally(() => hooks.signal?.removeEventListener('abort', onAbort));
     current = null;
     stepsDone += plan.steps;
     const final = await api.call('runs.get', { id: run.id });
@@ -169,7 +170,16 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
     }
     try {
       const figures = await trainingFigures(api, suite, plan, run.id, final.totalSteps);
-      const cell: RunCell = { kind: 'run', key: plan.key, env: plan.env, seed: plan.seed, method: plan.method, runId: run.id, step: final.totalSteps, ...figures };
+      const cell: RunCell = {
+        kind: 'run',
+        key: plan.key,
+        env: plan.env,
+        seed: plan.seed,
+        method: plan.method,
+        runId: run.id,
+        step: final.totalSteps,
+        ...figures,
+      };
       finish(cell);
       return cell;
     } catch (error) {
@@ -193,9 +203,21 @@ export async function runExperiment(api: WorkbenchApi, suite: Suite, hooks: Runn
           rehearsals: tt?.rehearsals ?? 0,
           mode: tt?.mode ?? 'parallel',
           seed: plan.seed,
+          ...(e.robustness ? { robustness: e.robustness } : {}),
         });
         const figures = Object.fromEntries(EVAL_FIGURES.map((k) => [k, ev[k]])) as Pick<EvalCell, (typeof EVAL_FIGURES)[number]>;
-        const cell: EvalCell = { kind: 'eval', key: e.key, env: plan.env, seed: plan.seed, variant: e.variant, split: e.split, runId: run.runId, step: run.step, ...figures };
+        const cell: EvalCell = {
+          kind: 'eval',
+          key: e.key,
+          env: plan.env,
+          seed: plan.seed,
+          variant: e.variant,
+          split: e.split,
+          runId: run.runId,
+          step: run.step,
+          ...figures,
+          ...(ev.robustness ? { robustnessWorstDrop: ev.robustness.worstDrop } : {}),
+        };
         finish(cell);
         log(`  eval ${e.key}: success ${ev.success.toFixed(3)}, score ${ev.meanScore.toFixed(3)}`);
       } catch (error) {

@@ -81,6 +81,11 @@ export interface Suite {
   fidelitySamples: number;
   /** At most this many training rollouts of a run are read for the "Error" observation rates. */
   errorRollouts: number;
+  /**
+   * Filler sizes of a robustness evaluation (issue 21) on every plain held-out cell; its worst drop
+   * becomes a column. Opt-in: it costs 2 + 3 × sizes evaluations per cell instead of one. Absent: none.
+   */
+  robustness?: number[];
 }
 
 export class SuiteError extends Error {
@@ -95,7 +100,8 @@ export class SuiteError extends Error {
 function recipePlan(env: string, preset: EnvPlan['preset']): EnvPlan {
   const c = recommendedRecipe(env, { preset }).config;
   const { rollout, optim, sft, worldSize } = c;
-  if (!rollout || !optim || !sft || worldSize === undefined) throw new SuiteError(`recipe ${env}/${preset} leaves its world size, rollout, optimiser or SFT stage to the defaults`);
+  if (!rollout || !optim || !sft || worldSize === undefined)
+    throw new SuiteError(`recipe ${env}/${preset} leaves its world size, rollout, optimiser or SFT stage to the defaults`);
   return {
     env,
     preset,
@@ -203,11 +209,19 @@ export function checkSuite(s: Suite): void {
     if (e.sftSteps !== undefined && (!Number.isInteger(e.sftSteps) || e.sftSteps < 1)) fail(`${e.env}: sftSteps must be a positive integer`);
     if (e.evalLimit !== undefined && (!Number.isInteger(e.evalLimit) || e.evalLimit < 1)) fail(`${e.env}: evalLimit must be a positive integer`);
     if (e.sftRows !== undefined && (!Number.isInteger(e.sftRows) || e.sftRows < 1)) fail(`${e.env}: sftRows must be a positive integer`);
-    if (e.sftWorldModelLossFrom !== undefined && (!Number.isInteger(e.sftWorldModelLossFrom) || e.sftWorldModelLossFrom < 1)) fail(`${e.env}: sftWorldModelLossFrom must be a positive integer`);
+    if (e.sftWorldModelLossFrom !== undefined && (!Number.isInteger(e.sftWorldModelLossFrom) || e.sftWorldModelLossFrom < 1))
+      fail(`${e.env}: sftWorldModelLossFrom must be a positive integer`);
     if (e.trainTasks !== undefined && (!Number.isInteger(e.trainTasks) || e.trainTasks < 1)) fail(`${e.env}: trainTasks must be a positive integer`);
-    if (e.sftErrorProbes !== undefined && !(e.sftErrorProbes >= 0 && e.sftErrorProbes <= 1)) fail(`${e.env}: sftErrorProbes must be a share in [0, 1]`);
+    if (e.sftErrorProbes !== undefined && !(e.sftErrorProbes >= 0 && e.sftErrorProbes <= 1))
+      fail(`${e.env}: sftErrorProbes must be a share in [0, 1]`);
   }
-  if (s.memoryAwareFraction !== undefined && !(s.memoryAwareFraction >= 0 && s.memoryAwareFraction <= 1)) fail('memoryAwareFraction must be a share in [0, 1]');
+  if (s.memoryAwareFraction !== undefined && !(s.memoryAwareFraction >= 0 && s.memoryAwareFraction <= 1))
+    fail('memoryAwareFraction must be a share in [0, 1]');
+  if (
+    s.robustness !== undefined &&
+    (!s.robustness.length || s.robustness.length > 8 || s.robustness.some((n) => !Number.isInteger(n) || n < 1 || n > 512))
+  )
+    fail('robustness must list 1–8 filler sizes, each 1–512 tokens');
   for (const n of s.testTime.rehearsals) if (!Number.isInteger(n) || n < 1 || n > 16) fail(`test-time rehearsals must be 1–16, got ${n}`);
 }
 

@@ -1,4 +1,5 @@
-import type { EvalResult, Memory } from '../../contract';
+import { ContractError, type EvalResult, type Memory } from '../../contract';
+import { ROBUSTNESS_SIZES } from '../algorithms/robustness';
 import type { EngineServices } from '../system/services';
 import { computeJob, policySource } from '../runs/compute-jobs';
 import type { HandlerGroup } from './types';
@@ -9,7 +10,14 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
   'evals.run': async (input) => {
     const { run, step, source } = policySource(s, input.runId, input.step);
     const memories = input.memories === 'stored' ? newestMemories(s, run.id) : [];
-    const label = `evaluate ${run.name} @ step ${step} on ${input.split}${input.rehearsals ? ` with ${input.rehearsals} ${input.mode} rehearsals` : ''}${memories.length ? ` and ${memories.length} stored memories` : ''}`;
+    const robustness = input.robustness === true ? [...ROBUSTNESS_SIZES] : input.robustness || undefined;
+    // Its cells are plain evaluations, paired with the unperturbed one; a memory per task would confound them.
+    if (robustness && (input.rehearsals > 0 || memories.length > 0))
+      throw new ContractError(
+        'invalid_input',
+        'the robustness evaluation runs without test-time rehearsals or stored memories (it has its own memory cell)',
+      );
+    const label = `evaluate ${run.name} @ step ${step} on ${input.split}${robustness ? ' with robustness perturbations' : ''}${input.rehearsals ? ` with ${input.rehearsals} ${input.mode} rehearsals` : ''}${memories.length ? ` and ${memories.length} stored memories` : ''}`;
     const out = await computeJob(s, { kind: 'evaluate', label, runId: run.id }, () =>
       s.compute.call('evaluate', {
         ...source,
@@ -20,6 +28,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
         commit: input.commit,
         seed: input.seed,
         memories: memories.map((m) => ({ id: m.id, taskId: m.taskId, memory: m.structured, text: m.text })),
+        robustness,
       }),
     );
     const ids = s.store.db.transaction(() => out.rollouts.map((r) => s.store.rollouts.insert({ ...r, runId: run.id, step })))();
@@ -41,8 +50,14 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
       wallMs: out.wallMs,
       fidelity: out.fidelity,
       perTask: out.perTask.map((t, i) => ({ ...t, rolloutId: ids[i] ?? null })),
+      ...(out.robustness ? { robustness: out.robustness } : {}),
     };
-    if (input.split === 'heldout' && input.rehearsals === 0 && memories.length === 0 && (run.bestHeldoutSuccess === null || out.success > run.bestHeldoutSuccess)) {
+    if (
+      input.split === 'heldout' &&
+      input.rehearsals === 0 &&
+      memories.length === 0 &&
+      (run.bestHeldoutSuccess === null || out.success > run.bestHeldoutSuccess)
+    ) {
       s.store.runs.update(run.id, { bestHeldoutSuccess: out.success });
     }
     return s.store.evaluations.insert(result);

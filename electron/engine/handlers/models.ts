@@ -127,10 +127,13 @@ function asContractError(m: ModelsModule, error: unknown): never {
 
 export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exports.list' | 'exports.create'> = (s) => ({
   'models.list': async () => ({ items: (await models()).listModels(s.paths.models).map(summary) }),
-  'models.import': async ({ hfDir, name }, ctx) => {
-    const source = confine(ctx, hfDir, s.paths.home, 'the model folder');
+  'models.import': async ({ hfDir, ggufFile, name }, ctx) => {
     const m = await models();
-    return summary(await m.importModel({ hfDir: source, name, modelsDir: s.paths.models }).catch((e) => asContractError(m, e)));
+    const imported =
+      ggufFile !== undefined
+        ? m.importGgufModel({ ggufFile: confine(ctx, ggufFile, s.paths.home, 'the GGUF file'), name, modelsDir: s.paths.models })
+        : m.importModel({ hfDir: confine(ctx, hfDir!, s.paths.home, 'the model folder'), name, modelsDir: s.paths.models });
+    return summary(await imported.catch((e) => asContractError(m, e)));
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
   'exports.create': async ({ source, format, outDir, ggufDtype, force, loraBase }, ctx) => {

@@ -6,10 +6,13 @@
  * answer is stepped into the episode too, and the transcript a TranscriptRecorder kept is scored
  * by scoreChecklist; the end-state check is the env's own finalCheck.
  *
- * Episodes belong to the client session that started them. A call without an episode id goes to
- * the session's only open episode (so a plain MCP client, our own adapter included, needs no id
- * bookkeeping for one task at a time). The number open is capped: starting one more closes the
- * longest idle episode, or is refused when every open one is busy.
+ * An episode id is the key: any client session may address it, so an episode outlives the session
+ * that started it (verl's MCP client opens a session per call; the MCP Inspector CLI one per
+ * invocation) and lasts until `finish`, or until it has been idle for the idle timeout. Ids are
+ * random 128-bit, since holding one is all it takes to act in an episode. A call without an id
+ * goes to the only open episode its own session started (so a plain MCP client, our own adapter
+ * included, needs no id bookkeeping for one task at a time). The number open is capped: starting
+ * one more closes the longest idle episode, or is refused when every open one is busy.
  */
 import { episodeSucceeded } from '../envs/success';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +22,10 @@ import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistItemResult, EnvCheck, Episode, JsonValue, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../envs/types';
 
 export const DEFAULT_MAX_EPISODES = 16;
+/** Seconds an episode may go without a call before it is closed (`--episode-idle-s`). */
+export const DEFAULT_EPISODE_IDLE_S = 600;
+/** The longest wait between sweeps for idle episodes: an idle one closes at most this late. */
+const SWEEP_EVERY_MS = 30_000;
 /** How many closed ids are remembered, so that a late call names why its episode is gone. */
 const REMEMBERED_CLOSED = 1_000;
 
@@ -59,7 +66,8 @@ export interface CallResult {
 
 interface OpenEpisode {
   id: string;
-  session: string;
+  /** The session that started it, which may address it without an id; null once that session ended. */
+  session: string | null;
   task: Task;
   tools: ToolSpec[];
   episode: Episode;
@@ -68,6 +76,8 @@ interface OpenEpisode {
   /** The turn budget is spent or the env ended the episode: a rollout would act no more. */
   over: boolean;
   lastUsed: number;
+  /** When its last call ended (ms, the book's clock), for the idle timeout. */
+  idleSince: number;
   busy: number;
   /** Calls to one episode run one at a time, so its transcript is the order the env saw. */
   queue: Promise<unknown>;
@@ -81,14 +91,24 @@ export class EpisodeBook {
   private starting = 0;
   private clock = 0;
   private shut = false;
+  readonly idleMs: number;
+  private readonly now: () => number;
+  private readonly sweeper: ReturnType<typeof setInterval>;
 
   constructor(
     readonly env: ToolEnv,
     readonly split: Split,
-    opts: { maxEpisodes?: number } = {},
+    opts: { maxEpisodes?: number; idleSeconds?: number; now?: () => number } = {},
   ) {
     this.maxEpisodes = opts.maxEpisodes ?? DEFAULT_MAX_EPISODES;
     if (!Number.isInteger(this.maxEpisodes) || this.maxEpisodes < 1) throw new RangeError(`the episode cap must be a whole number >= 1, got ${opts.maxEpisodes}`);
+    const idle = opts.idleSeconds ?? DEFAULT_EPISODE_IDLE_S;
+    if (!(idle > 0)) throw new RangeError(`the episode idle timeout must be > 0 seconds, got ${opts.idleSeconds}`);
+    this.idleMs = idle * 1000;
+    this.now = opts.now ?? Date.now;
+    // Requests sweep too; the timer frees an abandoned episode's env when no request comes. unref: it never keeps the process up.
+    this.sweeper = setInterval(() => void this.sweepIdle(), Math.min(this.idleMs, SWEEP_EVERY_MS));
+    this.sweeper.unref();
   }
 
   get openCount(): number {
@@ -97,6 +117,7 @@ export class EpisodeBook {
 
   /** The tools the session's open episodes' tasks bring of their own (none for most envs). */
   taskTools(session: string): ToolSpec[] {
+    // The session's own episodes only: a session lists what it may call without an id.
     return [...this.open.values()].filter((ep) => ep.session === session && ep.task.tools).flatMap((ep) => ep.task.tools!);
   }
 
@@ -107,6 +128,7 @@ export class EpisodeBook {
   /** A new episode of `taskId`, or of the session's next task of the served split (wrapping round). */
   async start(session: string, opts: { taskId?: string; seed?: number } = {}): Promise<StartResult> {
     if (this.shut) throw new EpisodeRequestError('the server is shutting down');
+    await this.sweepIdle();
     const task = this.pickTask(session, opts.taskId);
     const seed = opts.seed ?? 0;
     if (!Number.isInteger(seed)) throw new EpisodeRequestError(`seed must be an integer, got ${seed}`);
@@ -124,7 +146,7 @@ export class EpisodeBook {
       await episode.close().catch(() => undefined);
       throw new EpisodeRequestError('the server is shutting down');
     }
-    const id = `ep-${randomBytes(8).toString('hex')}`;
+    const id = `ep-${randomBytes(16).toString('hex')}`;
     this.open.set(id, {
       id,
       session,
@@ -135,6 +157,7 @@ export class EpisodeBook {
       acts: 0,
       over: false,
       lastUsed: ++this.clock,
+      idleSince: this.now(),
       busy: 0,
       queue: Promise.resolve(),
     });
@@ -151,7 +174,7 @@ export class EpisodeBook {
 
   /** One env tool call, as one act of the episode; the observation is what our agent would see. */
   async call(session: string, tool: string, rawArgs: { [key: string]: JsonValue }, episodeId?: string): Promise<CallResult> {
-    const ep = this.resolve(session, episodeId);
+    const ep = await this.resolve(session, episodeId);
     return this.serial(ep, async () => {
       if (ep.over) {
         return { text: `Error: episode ${ep.id} is over (its turn budget of ${ep.task.maxTurns} is spent, or the environment ended it); call finish`, isError: true };
@@ -166,7 +189,7 @@ export class EpisodeBook {
 
   /** Score the episode as a rollout would (after stepping the answer in, if any) and close it. */
   async finish(session: string, opts: { episodeId?: string; answer?: string } = {}): Promise<FinishResult> {
-    const ep = this.resolve(session, opts.episodeId);
+    const ep = await this.resolve(session, opts.episodeId);
     return this.serial(ep, async () => {
       const notes: string[] = [];
       if (opts.answer !== undefined) {
@@ -194,15 +217,28 @@ export class EpisodeBook {
     });
   }
 
-  /** Close every episode a session started (its client went away). */
-  async closeSession(session: string): Promise<void> {
+  /**
+   * A session ended: its episodes stay open (another session, or the same client reconnected, may go
+   * on with them by id until finish or the idle timeout); only the session's claim on them ends.
+   */
+  endSession(session: string): void {
     this.cursors.delete(session);
-    await Promise.all([...this.open.values()].filter((ep) => ep.session === session).map((ep) => this.closeOne(ep, 'its client session ended')));
+    for (const ep of this.open.values()) if (ep.session === session) ep.session = null;
+  }
+
+  /** Close every episode idle for longer than the idle timeout; returns how many were closed. */
+  async sweepIdle(): Promise<number> {
+    const cutoff = this.now() - this.idleMs;
+    const stale = [...this.open.values()].filter((ep) => ep.busy === 0 && ep.idleSince <= cutoff);
+    const why = `it had no call for ${this.idleMs / 1000} s (the idle timeout, --episode-idle-s)`;
+    await Promise.all(stale.map((ep) => this.closeOne(ep, why)));
+    return stale.length;
   }
 
   /** Close everything (server shutdown); later starts are refused. */
   async closeAll(): Promise<void> {
     this.shut = true;
+    clearInterval(this.sweeper);
     await Promise.all([...this.open.values()].map((ep) => this.closeOne(ep, 'the server shut down')));
   }
 
@@ -230,13 +266,14 @@ export class EpisodeBook {
     }
   }
 
-  private resolve(session: string, episodeId: string | undefined): OpenEpisode {
+  private async resolve(session: string, episodeId: string | undefined): Promise<OpenEpisode> {
+    await this.sweepIdle();
     if (episodeId !== undefined) {
       const ep = this.open.get(episodeId);
-      if (ep && ep.session === session) return ep;
+      if (ep) return ep;
       const why = this.closedWhy.get(episodeId);
       if (why) throw new EpisodeRequestError(`episode ${episodeId} is closed: ${why}; start_task opens a new one`);
-      throw new EpisodeRequestError(`no open episode "${episodeId}" in this session; start_task opens one`);
+      throw new EpisodeRequestError(`no open episode "${episodeId}" on this server (an id from start_task is needed; this server may have been restarted); start_task opens one`);
     }
     const mine = [...this.open.values()].filter((ep) => ep.session === session);
     if (mine.length === 1) return mine[0];
@@ -267,6 +304,7 @@ export class EpisodeBook {
     } finally {
       ep.busy--;
       ep.lastUsed = ++this.clock;
+      ep.idleSince = this.now();
     }
   }
 

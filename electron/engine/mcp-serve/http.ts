@@ -2,8 +2,9 @@
  * Streamable HTTP for a served environment, guarded as web mode is (engine/loopback):
  * loopback only, the Host header must name this server (DNS rebinding), browsers' Origin must be
  * ours, and every request carries the random token (Authorization: Bearer, or ?token= in the URL
- * the command prints). Each MCP session gets its own SDK server and its own episodes; sessions
- * are capped, the longest idle one closed (with its episodes) to admit a new one.
+ * the command prints). Each MCP session gets its own SDK server; episodes are the book's, addressed
+ * by id from any session, and outlive the session that started them (a client may open a session
+ * per call). Sessions are capped, the longest idle one closed to admit a new one.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -82,7 +83,7 @@ export async function serveHttp(book: EpisodeBook, opts: McpHttpOptions = {}): P
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
-    await book.closeSession(`http:${id}`);
+    book.endSession(`http:${id}`);
     await s.server.close().catch(() => undefined);
   };
 

@@ -16,7 +16,7 @@ export class ServedToolsError extends Error {
 
 const EPISODE_ID_SCHEMA = {
   type: 'string',
-  description: 'The episode this call belongs to (from start_task). May be left out while this session has exactly one open episode.',
+  description: 'The episode this call belongs to (from start_task); valid from any session until finish. May be left out while this session has exactly one open episode it started.',
 };
 
 /** What every client is told once, at initialize: the episode convention in a few lines. */
@@ -24,7 +24,7 @@ export function serverInstructions(env: ToolEnv, split: Split): string {
   return [
     `EnvACE environment "${env.id}": ${env.description}`,
     `Call start_task (a task_id, or none for the next ${split} task) to open an episode; it returns the instruction, the first observation and an episode_id.`,
-    `Every other tool takes an optional episode_id; leave it out while you have exactly one episode open.`,
+    `Every other tool takes an optional episode_id; leave it out while this session has exactly one episode open. An episode_id stays valid across sessions and reconnects until finish, or until the episode has had no call for a while (the server's idle timeout).`,
     `Call finish (with your final answer, if the task asks for one) to get the reward and the end-state check; that closes the episode.`,
   ].join('\n');
 }

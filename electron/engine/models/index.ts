@@ -3,6 +3,8 @@ export { ModelConvertError, configFromHfShape, hfShapeFromConfig, hfWeightsFromP
 export { loraAdapters, mergeLora } from './lora';
 export { modelNameProblem } from './names';
 export { DEFAULT_MAX_IMPORT_BYTES, MANIFEST_FILE, ModelRegistryError, importModel, listModels, loadModel, removeModel } from './registry';
+export { importGgufModel } from './gguf-import';
+export type { ImportGgufOptions } from './gguf-import';
 export type { ImportModelOptions, LoadedModel, ModelEntry, ModelRegistryErrorCode } from './registry';
 export { EXPORT_FORMATS, LORA_BASE_DIR, exportModel } from './export';
 export type { ExportFormat, ExportOptions, ExportResult, LoraBaseOptions } from './export';

@@ -88,6 +88,8 @@ export interface ImportModelOptions {
   name?: string;
   modelsDir: string;
   maxBytes?: number;
+  /** What the manifest records as the origin and errors name (default hfDir): a GGUF file staged as hfDir. */
+  source?: string;
   /** Called once the model is in place (e.g. to record it in the store). */
   onImported?: (entry: ModelEntry) => void;
 }
@@ -192,11 +194,12 @@ export async function importModel(opts: ImportModelOptions): Promise<ModelEntry>
   try {
     await writeDirAtomic(dest, async (tmp) => {
       for (const f of files) await copyFile(join(hfDir, f), join(tmp, f));
-      const { shape, config } = validateModelFolder(tmp, hfDir);
+      const source = opts.source ?? hfDir;
+      const { shape, config } = validateModelFolder(tmp, source);
       const manifest: Manifest = {
         version: 1,
         name,
-        source: hfDir,
+        source,
         importedAt: new Date().toISOString(),
         architecture: architectureFor(shape),
         config,

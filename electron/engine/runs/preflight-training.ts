@@ -211,7 +211,7 @@ export async function contextFit(
         ok: true,
         // SFT on a few survivors, or on demonstrations cut to their first act, teaches little.
         warning: fitting.length < n / 2 ? true : undefined,
-        detail: `${fitting.length} of ${n} demonstrations fit the context of ${maxSeqLen} tokens at least to their first act (longer ones are cut after their last whole turn that fits; ${counted})`,
+        detail: `${fitting.length} of ${n} demonstrations fit the context of ${maxSeqLen} tokens at least to their first act (longer ones are cut after their last whole turn that fits; ${counted})${fitting.length < n ? `; ${n - fitting.length} dropped: their prompt and first turn are longer than the context (SFT logs each). Set ${knobs}` : ''}`,
       });
     }
   }

@@ -8,8 +8,9 @@ import type { GenerateRequest, Policy } from '../../../electron/engine/algorithm
 export const LOGPROB = -0.25;
 
 export function scriptedPolicy(script: {
-  act: (prompt: string) => string;
-  obs: (prompt: string) => string;
+  /** `ids` is the prompt as the policy got it (a positional policy reads it by offset). */
+  act: (prompt: string, ids: readonly number[]) => string;
+  obs: (prompt: string, ids: readonly number[]) => string;
 }): Policy & { calls: { act: number; obs: number } } {
   const tokenizer = trainTokenizer(['<tool_call>{"name": "get_order_details", "arguments": {}}</tool_call> <answer>pending</answer>'], {
     vocabSize: 300,
@@ -27,7 +28,7 @@ export function scriptedPolicy(script: {
         const isAct = r.prompt[r.prompt.length - 1] === sp.act;
         if (isAct) calls.act++;
         else calls.obs++;
-        const text = (isAct ? script.act : script.obs)(tokenizer.decode(r.prompt));
+        const text = (isAct ? script.act : script.obs)(tokenizer.decode(r.prompt), r.prompt);
         const tokens = [...tokenizer.encode(text, { parseSpecial: false }), sp.end].slice(0, r.maxNewTokens);
         return { tokens, logprobs: tokens.map(() => LOGPROB), finishReason: tokens[tokens.length - 1] === sp.end ? 'stop' : 'length' };
       });

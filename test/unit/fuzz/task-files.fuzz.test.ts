@@ -72,7 +72,7 @@ describe(`${(2 * COUNT).toLocaleString('en-US')} mutated task files: clear error
   it(`${COUNT} MCP task files: parsed, or a TaskFileError naming the file and lines, within 1 s, never quoting a non-JSON line`, () => {
     const lines = [
       { id: 't1', instruction: 'Say hi.', checklist: [{ kind: 'answer', weight: 1, expected: ['hi'] }] },
-      { id: 't2', instruction: 'Echo x.', split: 'heldout', checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'x' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'x' } }], answer: null }, maxTurns: 4 },
+      { id: 't2', instruction: 'Echo x.', split: 'heldout', checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'x' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'x' } }], answer: null }, maxTurns: 4 },
     ];
     const fields = ['id', 'instruction', 'split', 'checklist', 'gold', 'maxTurns'];
     let slowest = 0;

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../../../contract';
 import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { type Demonstration, demoSegments, runDemonstrations } from '../demos';
+import { type Demonstration, fitDemonstration, runDemonstrations } from '../demos';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask } from '../layout';
 import { epochSlice } from '../../random';
@@ -15,9 +15,18 @@ import { epochSlice } from '../../random';
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;
   ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, c.rollout.toolSchemas, c.seed);
-  const demos = ctx.demoCache
-    .map((t) => demoSegments(ctx.policy.tokenizer, ctx.policy.specials, t, c.rollout.maxObservationTokens, ctx.policy.maxSeqLen))
-    .filter((d): d is Demonstration => d !== null);
+  const demos: Demonstration[] = [];
+  const dropped: string[] = [];
+  for (const t of ctx.demoCache) {
+    const fit = fitDemonstration(ctx.policy.tokenizer, ctx.policy.specials, t, c.rollout.maxObservationTokens, ctx.policy.maxSeqLen);
+    if ('demo' in fit) demos.push(fit.demo);
+    else dropped.push(`${t.taskId}: ${fit.dropped}`);
+  }
+  // Said once per run (the cache makes later stages silent): SFT on a few survivors teaches little.
+  if (dropped.length && !ctx.demoDropsLogged) {
+    ctx.demoDropsLogged = true;
+    ctx.io.onLog('warn', `sft: dropped ${dropped.length} of ${ctx.demoCache.length} demonstrations:\n${dropped.slice(0, 20).map((d) => `  ${d}`).join('\n')}${dropped.length > 20 ? `\n  … and ${dropped.length - 20} more` : ''}`);
+  }
   if (!demos.length) throw new AlgorithmError(`no expert demonstration of ${ctx.env.id} fits the model's context of ${ctx.policy.maxSeqLen} tokens`);
   return demos;
 }

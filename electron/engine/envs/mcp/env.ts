@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { McpReset } from '../../../contract';
 import { DEFAULT_CALL_LIMITS, type McpCallLimits, type McpServerSpec } from './connection';
 import { McpEpisode } from './episode';
-import { episodeServers, type EpisodeServers } from './episode-servers';
+import { episodeServers, type EpisodeServer, type EpisodeServers } from './episode-servers';
+import { ServerDownEpisode } from './server-down-episode';
 import { runStateChecks, taskStateItems } from './state-checks';
 import { checkTasksAgainstTools, readTaskFile } from './taskfile';
 
@@ -90,9 +91,18 @@ export class McpToolEnv implements ToolEnv {
     return task;
   }
 
-  /** A server of its own for this episode (per the reset policy), its state checks run before it is released. */
-  async reset(task: Task, _seed: number): Promise<McpEpisode> {
-    const server = await this.servers.acquire();
+  /**
+   * A server of its own for this episode (per the reset policy), its state checks run before it is
+   * released. A server that cannot be had fails this episode only (ServerDownEpisode), never the
+   * eval, training run or `envs test` around it.
+   */
+  async reset(task: Task, _seed: number): Promise<McpEpisode | ServerDownEpisode> {
+    let server: EpisodeServer;
+    try {
+      server = await this.servers.acquire();
+    } catch (error) {
+      return new ServerDownEpisode(task, error instanceof Error ? error.message : String(error));
+    }
     const names = this.toolList.map((t) => t.name).join(', ');
     const stateItems = taskStateItems(task);
     return new McpEpisode({

@@ -9,7 +9,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { McpReset } from '../../../contract';
+import { EPISODE_DIR_PLACEHOLDER, type McpReset } from '../../../contract';
 import { processRunning, processStartTime } from '../../home/process-identity';
 import type { JsonValue } from '../types';
 import { DEFAULT_CALL_LIMITS, McpConnection, startupTimeoutMs, type McpCallLimits, type McpServerSpec } from './connection';
@@ -29,7 +29,7 @@ export interface EpisodeServers {
   close(): Promise<void>;
 }
 
-export const EPISODE_DIR = '{episode_dir}';
+export const EPISODE_DIR = EPISODE_DIR_PLACEHOLDER;
 
 /** The spec with `{episode_dir}` replaced in args, env values and cwd. */
 export function substituteEpisodeDir(spec: McpServerSpec, dir: string): McpServerSpec {
@@ -48,7 +48,8 @@ export function describeReset(reset: McpReset): string {
     case 'restart':
       return `restart: a fresh server process per episode${reset.seedFiles.length ? `, with ${reset.seedFiles.map((f) => basename(f)).join(', ')} copied into {episode_dir} first` : ''}`;
     case 'tool':
-      return `tool: "${reset.tool}" is called before each episode; parallel episodes get separate server processes`;
+      // Separate processes are not separate state: what a server keeps in its own files is shared by the pool.
+      return `tool: "${reset.tool}" is called before each episode; parallel episodes get separate server processes, which share whatever the server keeps outside its process (its files), so the reset tool must clear that`;
     case 'none':
       return 'none: one shared server; episodes see each other’s writes';
   }

@@ -57,19 +57,30 @@ export function jsonSubset(actual: unknown, expected: unknown): boolean {
   return Object.entries(expected).every(([k, v]) => Object.prototype.hasOwnProperty.call(actual, k) && jsonSubset((actual as Record<string, unknown>)[k], v));
 }
 
-/** Whether a tool's answer satisfies the item's match, and if not, what it was. */
+/**
+ * Whether a tool's answer satisfies the item's match, and if not, what was wrong in words that read
+ * as a failure (the check's name states the claim, so a failing line must not read like a pass).
+ */
 export function matchState(item: StateItem, text: string): { passed: boolean; detail?: string } {
   const m = item.match;
-  const shown = () => `the server answered ${JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text)}`;
+  const shown = `the server answered ${JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text)}`;
   let passed: boolean;
-  if ('contains' in m) passed = normaliseText(text).includes(normaliseText(m.contains)) !== m.absent;
-  else if ('equals' in m) passed = JSON.stringify(parseMaybeJson(text)) === JSON.stringify(m.equals) || (typeof m.equals === 'string' && normaliseText(text) === normaliseText(m.equals));
-  else if ('subset' in m) passed = jsonSubset(parseMaybeJson(text), m.subset);
-  else {
+  let wrong: string;
+  if ('contains' in m) {
+    passed = normaliseText(text).includes(normaliseText(m.contains)) !== m.absent;
+    wrong = m.absent ? `"${m.contains}" is there, and should not be` : `"${m.contains}" is missing`;
+  } else if ('equals' in m) {
+    passed = JSON.stringify(parseMaybeJson(text)) === JSON.stringify(m.equals) || (typeof m.equals === 'string' && normaliseText(text) === normaliseText(m.equals));
+    wrong = `not equal to ${JSON.stringify(m.equals)}`;
+  } else if ('subset' in m) {
+    passed = jsonSubset(parseMaybeJson(text), m.subset);
+    wrong = 'expected entries missing';
+  } else {
     const n = parseNumber(text);
     passed = n !== null && Math.abs(n - m.numeric) <= m.tolerance;
+    wrong = n === null ? `no number where ${m.numeric} was expected` : `${n} is not ${m.numeric} (tolerance ${m.tolerance})`;
   }
-  return passed ? { passed } : { passed, detail: shown() };
+  return passed ? { passed } : { passed, detail: `${wrong}; ${shown}` };
 }
 
 function describe(item: StateItem): string {

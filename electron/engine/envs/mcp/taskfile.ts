@@ -9,14 +9,17 @@ import { parseJsonLines } from '../jsonl';
 import { validateToolArguments } from '../schema-validate';
 import type { JsonValue, Task, ToolSpec } from '../types';
 import { STATE_ITEM_SCHEMA, taskStateItems } from './state-checks';
+import { describeTaskLineIssues } from './taskfile-issues';
 
 const jsonValue = z.json();
 const args = z.record(z.string(), jsonValue);
 
+// Strict objects throughout: a misspelt key ("spilt", or "args" for "arguments") would otherwise be
+// dropped silently and the item would check something else than what was written.
 const checklistItem = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('call'), weight: z.number().nonnegative(), name: z.string().min(1), args: args.optional(), description: z.string().optional() }),
-  z.object({ kind: z.literal('no-call'), weight: z.number().nonnegative(), name: z.string().min(1), args: args.optional(), description: z.string().optional() }),
-  z.object({
+  z.strictObject({ kind: z.literal('call'), weight: z.number().nonnegative(), name: z.string().min(1), arguments: args.optional(), description: z.string().optional() }),
+  z.strictObject({ kind: z.literal('no-call'), weight: z.number().nonnegative(), name: z.string().min(1), arguments: args.optional(), description: z.string().optional() }),
+  z.strictObject({
     kind: z.literal('answer'),
     weight: z.number().nonnegative(),
     expected: z.array(jsonValue).min(1),
@@ -24,12 +27,12 @@ const checklistItem = z.discriminatedUnion('kind', [
     tolerance: z.number().nonnegative().optional(),
     description: z.string().optional(),
   }),
-  z.object({ kind: z.literal('communicate'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
+  z.strictObject({ kind: z.literal('communicate'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
   // End-state checks: scored against the server after the episode (state-checks.ts), not by the transcript.
   STATE_ITEM_SCHEMA,
 ]);
 
-export const TASK_LINE_SCHEMA = z.object({
+export const TASK_LINE_SCHEMA = z.strictObject({
   id: z.string().min(1).max(200),
   instruction: z.string().min(1).max(20_000),
   split: z.enum(['train', 'heldout', 'ood']).default('train'),
@@ -41,8 +44,8 @@ export const TASK_LINE_SCHEMA = z.object({
       'needs at least one call, no-call, answer or communicate item with a positive weight (state items check the end state and gate success; the reward reads the transcript)',
     ),
   gold: z
-    .object({
-      calls: z.array(z.object({ name: z.string().min(1), arguments: args })).default([]),
+    .strictObject({
+      calls: z.array(z.strictObject({ name: z.string().min(1), arguments: args })).default([]),
       answer: z.string().nullable().default(null),
     })
     .optional(),
@@ -83,6 +86,15 @@ export function readTaskFile(file: string, envId: string): Task[] {
   return parseTaskFile(text, envId, file);
 }
 
+type FileItem = Exclude<z.infer<typeof checklistItem>, { kind: 'state' }>;
+
+/** The file's `arguments` is the checklist's `args` inside the engine (one name per layer; the file matches gold and state items). */
+function toChecklistItem(item: FileItem): Task['checklist'][number] {
+  if (item.kind !== 'call' && item.kind !== 'no-call') return item;
+  const { arguments: given, ...rest } = item;
+  return given === undefined ? rest : { ...rest, args: given };
+}
+
 /** Parse JSONL text into tasks for environment `envId`; blank lines are skipped. */
 export function parseTaskFile(text: string, envId: string, source = '<tasks>'): Task[] {
   if (text.length > MAX_TASK_FILE_CHARS) {
@@ -99,10 +111,7 @@ export function parseTaskFile(text: string, envId: string, source = '<tasks>'): 
     }
     const parsed = TASK_LINE_SCHEMA.safeParse(entry.value);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-        problems.push({ line, message: `${where}${issue.message}` });
-      }
+      for (const message of describeTaskLineIssues(entry.value, parsed.error.issues)) problems.push({ line, message });
       continue;
     }
     const t = parsed.data;
@@ -118,7 +127,7 @@ export function parseTaskFile(text: string, envId: string, source = '<tasks>'): 
       split: t.split,
       instruction: t.instruction,
       gold: t.gold ?? { calls: [], answer: null },
-      checklist: t.checklist.filter((i): i is Exclude<typeof i, { kind: 'state' }> => i.kind !== 'state'),
+      checklist: t.checklist.filter((i) => i.kind !== 'state').map(toChecklistItem),
       maxTurns: t.maxTurns,
       meta: t.checklist.some((i) => i.kind === 'state') ? { line, state: t.checklist.filter((i) => i.kind === 'state') } : { line },
     });

@@ -1,7 +1,9 @@
 // envace_verl.py, the Python side of a verl export: an agent loop over verl's ToolAgentLoop that opens
-// one `envace mcp serve` episode per trajectory and closes it with `finish`, and the reward function
-// that scores a trajectory by that `finish` result. The reward function must import without verl
-// (it is tested with a bare python3), so every verl import is guarded.
+// one `envace mcp serve` episode per trajectory and closes it with `finish`, the client it reaches the
+// server with (one per event loop, its session held open: verl's own shares one across loops), and the
+// reward function that scores a trajectory by that `finish` result. The reward function must import
+// without verl or fastmcp (it is tested with a bare python3), so those imports are guarded, and a
+// missing one is raised with its cause when the agent loop is built.
 
 export const PYTHON_MODULE = 'envace_verl';
 
@@ -15,14 +17,21 @@ The finish result (checklist reward, end-state check) travels in the agent loop'
 compute_score, the reward function, which needs nothing but the standard library.
 """
 
+import asyncio
 import json
+import os
 import re
+import threading
 
 EPISODE_TOOLS = ("start_task", "finish", "list_tasks")
 EPISODE_ID = "episode_id"
 FINISH_FIELD = "envace_finish"
 ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
 REWARD_KEYS = ("score", "success", "format_error", "finished", "task_matches")
+# The folder's mcp_servers.json (stdio or a url), unless ENVACE_MCP_SERVERS names another file.
+SERVERS_FILE = os.environ.get("ENVACE_MCP_SERVERS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp_servers.json")
+# verl waits on a tool call without a limit; a server that stops answering must fail the trajectory, not hang training.
+CALL_TIMEOUT_S = float(os.environ.get("ENVACE_MCP_TIMEOUT_S", "300"))
 
 
 def finish_result(value):
@@ -75,27 +84,127 @@ def without_episode_id(schema):
     return schema
 
 
-try:  # verl is needed to train, not to score
+def _fastmcp_client(config):
+    from fastmcp import Client
+
+    return Client(config)
+
+
+class EpisodeClient:
+    """envace mcp serve as the agent loop reaches it: one fastmcp client per event loop, its session held open.
+
+    verl's ClientManager keeps one client for all event loops (its tool listing runs in a temporary loop
+    it then closes) and opens a session per call: over stdio that fails (Event loop is closed) or, with
+    keep_alive false, starts a new server per call, which holds none of the episode. Held open per loop,
+    one server serves all of a loop's episodes whatever keep_alive says. A session that broke (the HTTP
+    server evicted it, a connection dropped) is reopened once and the call sent again: the episode id
+    outlives sessions, so the episode goes on (over stdio a new server has none, and says so).
+    """
+
+    def __init__(self, servers_file=None, client_factory=None, timeout_s=None):
+        self.servers_file = servers_file or SERVERS_FILE
+        self.timeout_s = timeout_s or CALL_TIMEOUT_S
+        self._factory = client_factory or _fastmcp_client
+        self._guard = threading.Lock()
+        self._by_loop = {}  # id(loop) -> [loop, client or None, asyncio.Lock]
+
+    def _entry(self):
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            for key, entry in list(self._by_loop.items()):
+                if entry[0].is_closed():  # verl's temporary loops: their clients died with them
+                    del self._by_loop[key]
+            entry = self._by_loop.get(id(loop))
+            if entry is None or entry[0] is not loop:
+                entry = self._by_loop[id(loop)] = [loop, None, asyncio.Lock()]
+            return entry
+
+    async def _client(self, stale=None):
+        entry = self._entry()
+        async with entry[2]:
+            if entry[1] is not None and entry[1] is not stale:
+                return entry[1]
+            with open(self.servers_file) as f:
+                config = json.load(f)
+            client = self._factory(config)
+            await asyncio.wait_for(client.__aenter__(), self.timeout_s)
+            entry[1] = client
+            return client
+
+    async def call(self, name, arguments):
+        """One tool call; returns (text, is_error). A result the server marks isError is returned, not raised."""
+        client = await self._client()
+        try:
+            result = await asyncio.wait_for(client.call_tool_mcp(name, arguments), self.timeout_s)
+        except asyncio.TimeoutError:
+            raise
+        except Exception:
+            client = await self._client(stale=client)
+            result = await asyncio.wait_for(client.call_tool_mcp(name, arguments), self.timeout_s)
+        text = " ".join(part.text for part in result.content if getattr(part, "type", None) == "text")
+        return text, bool(getattr(result, "isError", False))
+
+    async def episode_call(self, name, arguments):
+        """An episode tool (start_task, finish): its JSON result, or RuntimeError with the server's words."""
+        text, is_error = await self.call(name, arguments)
+        if is_error:
+            raise RuntimeError(f"envace {name} failed: {text}")
+        return json.loads(text)
+
+
+EPISODES = EpisodeClient()
+_LISTING_LOCK = threading.Lock()
+_LISTED = {}
+
+
+def _listed_once(initialize):
+    """verl's tool listing, once per tool config in this process: each later listing would run in a new
+    temporary loop over a client whose connection died with the first (it never returns over stdio)."""
+
+    def listing(path):
+        if path not in _LISTED:
+            _LISTED[path] = initialize(path)
+        return _LISTED[path]
+
+    return listing
+
+
+try:  # verl and fastmcp are needed to train, not to score
+    import fastmcp  # noqa: F401  (the client EpisodeClient makes)
+    from verl.experimental.agent_loop import tool_agent_loop as _tool_agent_loop
     from verl.experimental.agent_loop.agent_loop import register
     from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
-    from verl.experimental.agent_loop.tool_parser import FunctionCall
     from verl.tools.schemas import ToolResponse
-    from verl.tools.utils.mcp_clients.McpClientManager import ClientManager
-except ImportError:  # pragma: no cover - exercised where verl is installed
-    ToolAgentLoop = None
+
+    _MISSING = None
+except ImportError as error:  # pragma: no cover - exercised where verl is installed
+    _MISSING = error
 
 
-if ToolAgentLoop is not None:
+if _MISSING is not None:
+
+    class EnvaceToolAgentLoop:
+        """Stands in where verl or fastmcp cannot be imported, so that hydra reports why, not 'cannot locate'."""
+
+        def __init__(self, *args, **kwargs):
+            raise ImportError(f"envace_verl.EnvaceToolAgentLoop needs verl and fastmcp in this Python: {_MISSING}") from _MISSING
+
+else:
 
     @register("envace_tool_agent")
     class EnvaceToolAgentLoop(ToolAgentLoop):
         """ToolAgentLoop with one envace episode per trajectory (verl makes one loop per trajectory)."""
 
         def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
+            with _LISTING_LOCK:
+                initialize = _tool_agent_loop.initialize_tools_from_config
+                _tool_agent_loop.initialize_tools_from_config = _listed_once(initialize)
+                try:
+                    super().__init__(*args, **kwargs)
+                finally:
+                    _tool_agent_loop.initialize_tools_from_config = initialize
             # start_task / finish / list_tasks belong to the loop; the model is offered the env's tools only.
-            for name in EPISODE_TOOLS:
-                self.tools.pop(name, None)
+            self.tools = {name: tool for name, tool in self.tools.items() if name not in EPISODE_TOOLS}
             # The prompt's system message already lists the tools in the run's own form (its toolSchemas
             # knob), as envace rollouts do; the chat template must not list them a second time.
             self.tool_schemas = []
@@ -103,19 +212,9 @@ if ToolAgentLoop is not None:
             self.finished = None
             self.agent_data = None
 
-        async def _episode_call(self, name, arguments):
-            # Every tool comes from the one server; reach it through the client that serves finish.
-            client = ClientManager.get_client_with_tool_name("finish")
-            async with client:
-                result = await client.call_tool_mcp(name, arguments)
-            text = " ".join(part.text for part in result.content if getattr(part, "type", None) == "text")
-            if getattr(result, "isError", False):
-                raise RuntimeError(f"envace {name} failed: {text}")
-            return json.loads(text)
-
         async def run(self, sampling_params, **kwargs):
             info = kwargs.get("extra_info") or {}
-            started = await self._episode_call("start_task", {"task_id": info["task_id"], "seed": int(info.get("seed", 0))})
+            started = await EPISODES.episode_call("start_task", {"task_id": info["task_id"], "seed": int(info.get("seed", 0))})
             self.episode_id = started["episode_id"]
             if started.get("initial_observation"):
                 # The env's first observation follows the instruction, as in envace rollouts.
@@ -123,11 +222,11 @@ if ToolAgentLoop is not None:
             try:
                 output = await super().run(sampling_params, **kwargs)
                 if self.finished is None:
-                    self.finished = await self._episode_call("finish", self._finish_arguments(await self._last_act_answer()))
+                    self.finished = await EPISODES.episode_call("finish", self._finish_arguments(await self._last_act_answer()))
             except Exception:
                 if self.finished is None:
                     try:  # close the episode on the server; the error is the one to report
-                        await self._episode_call("finish", {EPISODE_ID: self.episode_id})
+                        await EPISODES.episode_call("finish", {EPISODE_ID: self.episode_id})
                     except Exception:
                         pass
                 raise
@@ -149,20 +248,17 @@ if ToolAgentLoop is not None:
             return final_answer(text)
 
         async def _call_tool(self, tool_call, tools_kwargs, agent_data):
+            # Every call goes to this episode through EPISODES, never through verl's MCPBaseTool (whose
+            # client is ClientManager's); an unknown tool or unreadable arguments still reach the env,
+            # which records them as the format error they are.
             if tool_call.name in EPISODE_TOOLS:
                 return ToolResponse(text=f"Error: unknown tool {tool_call.name}"), 0.0, {}
             try:
                 arguments = json.loads(tool_call.arguments)
             except ValueError:
                 arguments = None
-            if isinstance(arguments, dict):
-                tool_call = FunctionCall(name=tool_call.name, arguments=json.dumps({**arguments, EPISODE_ID: self.episode_id}, ensure_ascii=False))
-            if tool_call.name not in self.tools:
-                # An unknown tool still goes to the env, which records it as the format error it is.
-                client = ClientManager.get_client_with_tool_name("finish")
-                async with client:
-                    result = await client.call_tool_mcp(tool_call.name, json.loads(tool_call.arguments) if isinstance(arguments, dict) else {EPISODE_ID: self.episode_id})
-                text = " ".join(part.text for part in result.content if getattr(part, "type", None) == "text")
-                return ToolResponse(text=text[: self.max_tool_response_length]), 0.0, {}
-            return await super()._call_tool(tool_call, tools_kwargs, agent_data)
+            if not isinstance(arguments, dict):
+                arguments = {}
+            text, _ = await EPISODES.call(tool_call.name, {**arguments, EPISODE_ID: self.episode_id})
+            return ToolResponse(text=text[: self.max_tool_response_length]), 0.0, {}
 `;

@@ -38,8 +38,8 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     '',
     `- \`${f.model}/\` the checkpoint as a Hugging Face folder (the HF export; LoRA adapters merged).`,
     `- \`${f.train}\` (${v.tasks.train.length} tasks), \`${f.validation}\` (${v.tasks.heldout.length > 0 ? `${v.tasks.heldout.length} held-out tasks` : 'the train tasks: the env has no held-out split'}): verl's RL dataset schema; the prompt is the system block (env description and tools in the run's \`${r.toolSchemas}\` form) and the instruction, as envace rollouts open; \`extra_info\` holds env, \`task_id\` and seed.`,
-    `- \`${f.servers}\` starts \`envace mcp serve --env ${v.env.id}\` over stdio; \`${f.tools}\` loads its tools with verl's \`MCPBaseTool\`.`,
-    `- \`${f.python}\`: the agent loop \`EnvaceToolAgentLoop\` (a \`ToolAgentLoop\`; registered by \`${f.agentLoops}\`) opens one episode per trajectory with \`start_task\`, adds the episode id to each call and closes it with \`finish\` (the last act's answer); \`compute_score\` is the reward function: the reward \`finish\` returned.`,
+    `- \`${f.servers}\` starts \`envace mcp serve --env ${v.env.id}\` over stdio; \`${f.tools}\` lists its tools with verl's \`MCPBaseTool\` (once per worker process). Over HTTP instead: start \`envace mcp serve --env ${v.env.id} --split train --port 0\` (with the same flags) and put \`{"mcpServers": {"envace": {"url": "<the printed URL, token included>"}}}\` in \`${f.servers}\` (not \`auth_token\`: verl takes that for SSE, which the server does not speak).`,
+    `- \`${f.python}\`: the agent loop \`EnvaceToolAgentLoop\` (a \`ToolAgentLoop\`; registered by \`${f.agentLoops}\`) opens one episode per trajectory with \`start_task\`, adds the episode id to each call and closes it with \`finish\` (the last act's answer); it reaches the server with its own client, one per event loop with its session held open (verl's \`ClientManager\` shares one client across event loops, which over stdio fails or starts a server per call), and an episode id stays valid across sessions until \`finish\` or \`--episode-idle-s\`. \`compute_score\` is the reward function: the reward \`finish\` returned.`,
     `- \`${f.trainer}\`: verl's \`ppo_trainer\` defaults with this run's knobs.`,
     '',
     '## Launch',
@@ -75,6 +75,9 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     `| loss.stdNormalize | ${c.loss.stdNormalize} | algorithm.norm_adv_by_std_in_grpo |`,
     `| loss.klBeta, klEstimator | ${c.loss.klBeta}, ${c.loss.klEstimator} | actor.use_kl_loss, kl_loss_coef, kl_loss_type (k3 = low_var_kl) |`,
     `| optim.ppoEpochs, gradClip, weightDecay | ${c.optim.ppoEpochs}, ${c.optim.gradClip}, ${c.optim.weightDecay} | actor.ppo_epochs, actor.grad_clip, actor.optim.weight_decay |`,
+    ...(Object.keys(v.envOptions ?? {}).length > 0
+      ? [`| world (worldSize, worldMode, taskMix, seed) | ${Object.entries(v.envOptions!).map(([k, val]) => `${k}=${JSON.stringify(val)}`).join(', ')} | \`--env-option\` flags of \`envace mcp serve\` in ${f.servers}: the served tasks are the parquet's |`]
+      : []),
     `| seed | ${c.seed} | data.seed, actor.data_loader_seed, fsdp seeds; each episode resets with it (extra_info.seed) |`,
     `| checkpointEvery, checkpointKeepLast, evalEvery | ${c.checkpointEvery}, ${c.checkpointKeepLast}, ${c.evalEvery} | trainer.save_freq, max_actor_ckpt_to_keep, test_freq |`,
     '',
@@ -84,8 +87,8 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     `- **Baseline.** verl's GRPO baseline is the mean reward of a task's ${r.k} rollouts (our \`per-rollout\`); this run's \`${c.loss.baseline}\`${c.loss.baseline === 'pooled-per-output' ? ' weights rollouts by their number of acts, which verl does not' : ' is the same'}.`,
     `- Dynamic sampling${r.dynamicSampling ? ' (on in this run)' : ''}, test-time rehearsal and memories, PaW's and RWML's world-model losses, SFT stages and LoRA training (the weights are merged) are not carried.`,
     `- Rollouts of one task share its seed; ours derive one per rollout. The checklist's call budget is \`envace mcp serve\`'s default, not this run's \`callBudget\` (${r.callBudget}).`,
-    ...(world.length > 0
-      ? [`- This run's world options (${world.map((k) => `${k} = ${c[k]}`).join(', ')}) are not flags of \`envace mcp serve\`, which serves the env's defaults: the task ids here come from those defaults.`]
+    ...(world.length > 0 && Object.keys(v.envOptions ?? {}).length === 0
+      ? [`- This run's world options (${world.map((k) => `${k} = ${c[k]}`).join(', ')}) have no counterpart in ${v.env.id}, here as in the run: it has no world options.`]
       : []),
     '- Tool calls the hermes parser cannot read never reach the env (ours count them as format errors); tasks that bring their own tools (BFCL) are not offered, since verl fixes the tool list when the loop starts.',
     '',

@@ -96,7 +96,7 @@ export function AddMcpForm({ onAdded, onClose }: { onAdded: (env: EnvSummary) =>
         issue={issueFor('taskFile')}
         hint={
           <>
-            One task a line: <code>{'{"id", "instruction", "split"?, "checklist": [{"kind": "call", "weight", "name", "args"?} | {"kind": "answer", "weight", "expected": […]}], "gold"?, "maxTurns"?}'}</code>. From
+            One task a line: <code>{'{"id", "instruction", "split"?, "checklist": [{"kind": "call", "weight", "name", "arguments"?} | {"kind": "answer", "weight", "expected": […]}], "gold"?, "maxTurns"?}'}</code>. From
             the workbench window it must sit inside the data home{dataHome ? <> (<code>{dataHome}</code>)</> : null}; it is copied into the home when the
             environment is added, so later edits to your file change nothing.
           </>

@@ -65,7 +65,7 @@ export const resetChoices: Record<ResetKind, { label: string; explains: string }
   },
   tool: {
     label: 'Reset tool',
-    explains: "The server's own reset tool is called before each episode; parallel episodes get separate server processes.",
+    explains: "The server's own reset tool is called before each episode; parallel episodes get separate server processes, which still share what the server keeps in its own files.",
   },
   none: {
     label: 'No reset (shared state)',

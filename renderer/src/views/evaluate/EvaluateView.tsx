@@ -14,6 +14,7 @@ import { useEvent, useThrottledEvents } from '../../hooks/useEvents';
 import { useJobWatch, type JobWatch } from '../../hooks/useJobWatch';
 import { exportableRuns } from '../export/export-form';
 import { LineChart } from '../../charts/LineChart';
+import { RobustnessTable } from './RobustnessTable';
 import { describeSetting, formatPoints, rehearsalGain, successBySetting, type StoredEval } from './eval-table';
 
 type Split = NonNullable<MethodInput<'evals.run'>['split']>;
@@ -138,7 +139,12 @@ function StoredMemories({ runId, value, onChange }: { runId: string; value: 'reh
   if (tasks === 0) return null;
   return (
     <label className="field-inline" title="the newest version of each task's memory: an edit in the Memory view is a new version">
-      <input type="checkbox" checked={value === 'stored'} onChange={(e) => onChange(e.target.checked ? 'stored' : 'rehearse')} data-testid="eval-stored-memories" />
+      <input
+        type="checkbox"
+        checked={value === 'stored'}
+        onChange={(e) => onChange(e.target.checked ? 'stored' : 'rehearse')}
+        data-testid="eval-stored-memories"
+      />
       <span>
         use the stored memories ({tasks} task{tasks === 1 ? '' : 's'})
       </span>
@@ -176,6 +182,9 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
   const [commit, setCommit] = useState<'prompt' | 'plan'>('prompt');
   const [memorySource, setMemorySource] = useState<'rehearse' | 'stored'>('rehearse');
   const [seed, setSeed] = useState(0);
+  const [robustness, setRobustness] = useState(false);
+  // Its cells are plain evaluations paired with the unperturbed one (the engine refuses a memory per task).
+  const robustnessAllowed = rehearsals === 0 && memorySource !== 'stored';
   const [watch, setWatch] = useState<JobWatch | null>(null);
   const [error, setError] = useState<unknown>(null);
   const job = useJobWatch(watch);
@@ -198,6 +207,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
         commit,
         memories: memorySource,
         seed,
+        ...(robustness && robustnessAllowed ? { robustness: true } : {}),
       });
       results.reload();
     } catch (e) {
@@ -278,7 +288,26 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
             )}
             <label className="field-inline">
               <span>Seed</span>
-              <input type="number" min={0} max={SEED_MAX} value={seed} onChange={(e) => setSeed(Math.min(SEED_MAX, Math.max(0, Math.round(Number(e.target.value) || 0))))} />
+              <input
+                type="number"
+                min={0}
+                max={SEED_MAX}
+                value={seed}
+                onChange={(e) => setSeed(Math.min(SEED_MAX, Math.max(0, Math.round(Number(e.target.value) || 0))))}
+              />
+            </label>
+            <label
+              className="field-inline"
+              title="the same tasks again with 1, 4, 16 and 64 filler tokens after the system text, after the instruction and in a memory block, and with a rehearsal memory; passes when none costs more than 5 points"
+            >
+              <input
+                type="checkbox"
+                checked={robustness && robustnessAllowed}
+                disabled={!robustnessAllowed}
+                onChange={(e) => setRobustness(e.target.checked)}
+                data-testid="eval-robustness-toggle"
+              />
+              <span>robustness{robustnessAllowed ? '' : ' (without rehearsals)'}</span>
             </label>
             <button type="submit" className="button button-primary" disabled={!limitOk || watch !== null} data-testid="eval-submit">
               Evaluate
@@ -311,6 +340,16 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
         {results.data && run && results.data.items.some((e) => e.runId === run.id) && (
           <SuccessByStep items={results.data.items} runId={run.id} runName={run.name} />
         )}
+        {results.data?.items
+          .filter((e) => e.robustness)
+          .slice(0, 3)
+          .map((e) => (
+            <RobustnessTable
+              key={e.id}
+              table={e.robustness!}
+              title={`${(runs.data?.items ?? []).find((r) => r.id === e.runId)?.name ?? e.runId} · step ${e.step} · ${e.tasks} tasks`}
+            />
+          ))}
         {results.data && results.data.items.length > 0 && (
           <ResultsTable items={results.data.items} runNames={new Map((runs.data?.items ?? []).map((r) => [r.id, r.name]))} />
         )}

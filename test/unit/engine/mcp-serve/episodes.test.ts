@@ -70,16 +70,52 @@ describe('EpisodeBook', () => {
     for (const id of [a, b]) expect(await book.finish('s', { episodeId: id, answer: 'done' })).toMatchObject({ reward: 1, end_state: { passed: true } });
   });
 
-  it('without an id the session’s one open episode is meant; none, several, or another session’s id is refused in words', async () => {
+  it('without an id the session’s one open episode is meant; none or several is refused in words', async () => {
     const book = new EpisodeBook(env, 'heldout');
     await expect(book.call('s', 'calculate', { expression: '1+1' })).rejects.toThrow(/no open episode in this session: call start_task first/);
     const a = (await book.start('s', { taskId: CANCEL })).episode_id;
     const b = (await book.start('s')).episode_id;
     await expect(book.call('s', 'calculate', { expression: '1+1' })).rejects.toThrow(new RegExp(`2 episodes are open in this session \\(${a}, ${b}\\); pass episode_id`));
-    await expect(book.call('other', 'calculate', { expression: '1+1' }, a)).rejects.toThrow(EpisodeRequestError);
+    await expect(book.call('other', 'calculate', { expression: '1+1' })).rejects.toThrow(/no open episode in this session/);
+    await expect(book.call('s', 'calculate', { expression: '1+1' }, 'ep-unknown')).rejects.toThrow(EpisodeRequestError);
     await book.finish('s', { episodeId: a });
     await expect(book.call('s', 'calculate', { expression: '1+1' }, a)).rejects.toThrow(`episode ${a} is closed: it was finished`);
     expect((await book.call('s', 'calculate', { expression: '1+1' })).text).toBe('2.0');
+  });
+
+  it('an episode id works from any session, after the session that started it ended, until finish', async () => {
+    const book = new EpisodeBook(env, 'heldout');
+    const task = env.task(CANCEL);
+    const started = await book.start('first', { taskId: CANCEL });
+    expect(started.episode_id).toMatch(/^ep-[0-9a-f]{32}$/);
+    book.endSession('first');
+    // The starting session's claim ended: a call there without an id finds nothing; with the id it goes on.
+    await expect(book.call('first', 'calculate', { expression: '1' })).rejects.toThrow(/no open episode in this session/);
+    // One session per call, as verl's MCP client makes them.
+    for (const [i, call] of task.gold.calls.entries()) {
+      const out = await book.call(`call-${i}`, call.name, call.arguments, started.episode_id);
+      expect(out.isError, out.text).toBe(false);
+    }
+    expect(await book.finish('last', { episodeId: started.episode_id, answer: task.gold.answer! })).toMatchObject({ reward: 1, success: true, end_state: { passed: true } });
+    await expect(book.call('again', 'calculate', { expression: '1' }, started.episode_id)).rejects.toThrow(`episode ${started.episode_id} is closed: it was finished`);
+  });
+
+  it('an episode with no call for the idle timeout is closed and says so; one in use is kept', async () => {
+    let now = 1_000_000;
+    const book = new EpisodeBook(env, 'heldout', { idleSeconds: 60, now: () => now });
+    const stale = (await book.start('s')).episode_id;
+    const kept = (await book.start('s')).episode_id;
+    now += 45_000;
+    await book.call('t', 'calculate', { expression: '1' }, kept);
+    now += 30_000; // stale idle 75 s, kept 30 s
+    await expect(book.call('t', 'calculate', { expression: '1' }, stale)).rejects.toThrow(`episode ${stale} is closed: it had no call for 60 s (the idle timeout, --episode-idle-s)`);
+    expect((await book.call('t', 'calculate', { expression: '2*3' }, kept)).text).toBe('6.0');
+    expect(book.openCount).toBe(1);
+    now += 61_000;
+    expect(await book.sweepIdle()).toBe(1);
+    expect(book.openCount).toBe(0);
+    await book.closeAll();
+    expect(() => new EpisodeBook(env, 'heldout', { idleSeconds: 0 })).toThrow(RangeError);
   });
 
   it('start_task without an id walks the served split per session, wrapping round', async () => {

@@ -1,5 +1,5 @@
 // The HTTP door of `envace mcp serve`, in process: web mode's guards (Host, token, path) and the
-// session cap, whose evicted session takes its open episodes with it.
+// session cap, whose evicted session leaves its episodes open for any session holding their ids.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import http from 'node:http';
@@ -51,18 +51,25 @@ describe('serveHttp', () => {
     await expect(serveHttp(new EpisodeBook(env, 'train'), { host: '0.0.0.0' })).rejects.toThrow(McpHttpError);
   });
 
-  it('past the session cap the longest idle session is closed, and its episodes with it', async () => {
+  it('past the session cap the longest idle session is closed; its episode lives on, by id, in another session', async () => {
     const book = new EpisodeBook(env, 'train');
     running = await serveHttp(book, { maxSessions: 1 });
     const first = await connect(running.url);
-    await first.callTool({ name: 'start_task', arguments: {} });
+    const started = (await first.callTool({ name: 'start_task', arguments: {} })).structuredContent as { episode_id: string };
     expect(book.openCount).toBe(1);
     const second = await connect(running.url);
     expect(running.sessionCount()).toBe(1);
-    expect(book.openCount).toBe(0);
+    expect(book.openCount).toBe(1);
     await expect(first.callTool({ name: 'list_tasks', arguments: {} })).rejects.toThrow(/Session not found|404/);
-    const started = await second.callTool({ name: 'start_task', arguments: {} });
-    expect(started.isError).toBeFalsy();
+    // Without the id the new session has no episode of its own; with it, it goes on and finishes.
+    const anonymous = await second.callTool({ name: 'calculate', arguments: { expression: '1+1' } });
+    expect(anonymous).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/no open episode in this session/) }] });
+    const call = await second.callTool({ name: 'calculate', arguments: { expression: '1+1', episode_id: started.episode_id } });
+    expect(call).toMatchObject({ content: [{ text: '2.0' }] });
+    expect(call.isError).toBeFalsy();
+    const done = await second.callTool({ name: 'finish', arguments: { episode_id: started.episode_id } });
+    expect(done.structuredContent).toMatchObject({ episode_id: started.episode_id, turns: 1 });
+    expect(book.openCount).toBe(0);
     await Promise.all([first.close(), second.close()]);
   });
 });

@@ -206,7 +206,7 @@ describe('verl export: the reward function', () => {
           [
             'import json, sys, envace_verl as m',
             file === null ? 'info = {}' : `info = {"envace_finish": open(${JSON.stringify(join(dir, file))}).read()}`,
-            `print(json.dumps({"verl": m.ToolAgentLoop is not None, **m.compute_score("envace/retail", "", ${JSON.stringify(groundTruth)}, info)}))`,
+            `print(json.dumps({"verl": m._MISSING is None, **m.compute_score("envace/retail", "", ${JSON.stringify(groundTruth)}, info)}))`,
           ].join('\n'),
         ),
       );
@@ -228,8 +228,9 @@ describe('verl export: the reward function', () => {
 
 /**
  * verl's classes as far as envace_verl.py uses them (names and call shapes read from verl b178a3cd:
- * ToolAgentLoop.run / _handle_pending_state / _call_tool, FunctionCall, ToolResponse, ClientManager),
- * so the agent loop's own logic runs here without verl; whether verl calls it so is not checked.
+ * ToolAgentLoop.__init__'s tool listing / run / _handle_pending_state / _call_tool, FunctionCall,
+ * ToolResponse) and fastmcp's Client, so the agent loop's own logic runs here without either; verl's
+ * real client code against a real server is verl-mcp-clients.test.ts.
  */
 const VERL_STAND_INS: Record<string, string> = {
   'verl/__init__.py': '',
@@ -247,10 +248,14 @@ const VERL_STAND_INS: Record<string, string> = {
     'class Output:',
     '    def __init__(self):',
     '        self.extra_fields = {}',
+    'LISTINGS = []',
+    'def initialize_tools_from_config(path):',
+    '    LISTINGS.append(path)',
+    '    return ["start_task", "finish", "get_order"]',
     'class ToolAgentLoop:',
     '    SCRIPT = []',
     '    def __init__(self, *args, **kwargs):',
-    '        self.tools = {"start_task": 1, "finish": 1, "get_order": 1}',
+    '        self.tools = {name: 1 for name in initialize_tools_from_config("tool_config.yaml")}',
     '        self.tool_schemas = ["start_task", "finish", "get_order"]',
     '        self.max_tool_response_length = 100',
     '        self.loop = asyncio.get_event_loop()',
@@ -272,9 +277,7 @@ const VERL_STAND_INS: Record<string, string> = {
   ].join('\n'),
   'verl/tools/__init__.py': '',
   'verl/tools/schemas.py': 'class ToolResponse:\n    def __init__(self, text=None):\n        self.text = text\n',
-  'verl/tools/utils/__init__.py': '',
-  'verl/tools/utils/mcp_clients/__init__.py': '',
-  'verl/tools/utils/mcp_clients/McpClientManager.py': [
+  'fastmcp/__init__.py': [
     'import json',
     'class Part:',
     '    type = "text"',
@@ -282,25 +285,22 @@ const VERL_STAND_INS: Record<string, string> = {
     '        self.text = text',
     'class Result:',
     '    def __init__(self, value, error=False):',
-    '        self.content, self.isError = [Part(value if error else json.dumps(value))], error',
+    '        self.content, self.isError = [Part(value if isinstance(value, str) else json.dumps(value))], error',
     'class Client:',
-    '    calls = []',
+    '    calls, made = [], []',
+    '    def __init__(self, config):',
+    '        Client.made.append(config)',
     '    async def __aenter__(self):',
     '        return self',
-    '    async def __aexit__(self, *exc):',
-    '        return False',
     '    async def call_tool_mcp(self, name, arguments):',
-    '        self.calls.append((name, arguments))',
+    '        Client.calls.append((name, arguments))',
     '        if name == "start_task":',
     '            return Result({"episode_id": "ep-1", "task_id": arguments["task_id"], "initial_observation": "the room"})',
     '        if name == "finish":',
     '            return Result({"episode_id": arguments["episode_id"], "task_id": "t-1", "reward": 1, "success": True, "format_error": False})',
+    '        if name == "get_order":',
+    '            return Result("ok", False)',
     '        return Result("Error: Tool \'%s\' not found" % name, True)',
-    'class Manager:',
-    '    client = Client()',
-    '    def get_client_with_tool_name(self, name):',
-    '        return self.client',
-    'ClientManager = Manager()',
   ].join('\n'),
 };
 
@@ -315,32 +315,46 @@ describe('verl export: the agent loop over stand-ins for verl', () => {
       'import asyncio, json, sys',
       `sys.path[:0] = [${JSON.stringify(dir)}, ${JSON.stringify(out)}]`,
       'import envace_verl as m',
+      'import fastmcp',
       'from verl.experimental.agent_loop.agent_loop import REGISTRY',
-      'from verl.tools.utils.mcp_clients.McpClientManager import ClientManager',
+      'from verl.experimental.agent_loop import tool_agent_loop',
       // verl makes each loop inside its worker's running event loop, one per trajectory.
       'async def trajectory():',
       '    loop = REGISTRY["envace_tool_agent"]()',
       '    loop.SCRIPT = [("get_order", {"order_id": "#W1"}), ("finish", {}), ("no_such_tool", {"x": 1})]',
       '    return loop, await loop.run({}, raw_prompt=[{"role": "user", "content": "hi"}], extra_info={"task_id": "t-1", "seed": 7})',
       'loop, output = asyncio.run(trajectory())',
-      'print(json.dumps({"tools": sorted(loop.tools), "schemas": loop.tool_schemas, "prompt": loop.prompt, "seen": loop.seen, "mcp": ClientManager.client.calls, "score": m.compute_score("envace/retail", "", "t-1", {"envace_finish": output.extra_fields["envace_finish"]})}))',
+      // A second trajectory in another event loop: no second tool listing, a new client for the new loop.
+      'asyncio.run(trajectory())',
+      'print(json.dumps({"tools": sorted(loop.tools), "schemas": loop.tool_schemas, "prompt": loop.prompt, "seen": loop.seen, "mcp": fastmcp.Client.calls, "clients": len(fastmcp.Client.made), "servers": list(fastmcp.Client.made[0]["mcpServers"]), "listings": tool_agent_loop.LISTINGS, "unpatched": tool_agent_loop.initialize_tools_from_config.__name__, "score": m.compute_score("envace/retail", "", "t-1", {"envace_finish": output.extra_fields["envace_finish"]})}))',
     ].join('\n');
     const got = JSON.parse(python(dir, script));
     expect(got.tools).toEqual(['get_order']);
     expect(got.schemas).toEqual([]);
     expect(got.prompt).toEqual([{ role: 'user', content: 'hi' }, { role: 'tool', content: 'the room' }]);
     expect(got.seen).toEqual([
-      ['get_order', { order_id: '#W1', episode_id: 'ep-1' }],
       ['->', 'ok'],
       ['->', 'Error: unknown tool finish'],
       ['->', "Error: Tool 'no_such_tool' not found"],
     ]);
-    expect(got.mcp).toEqual([
+    const one = [
       ['start_task', { task_id: 't-1', seed: 7 }],
+      ['get_order', { order_id: '#W1', episode_id: 'ep-1' }],
       ['no_such_tool', { x: 1, episode_id: 'ep-1' }],
       ['finish', { episode_id: 'ep-1', answer: 'delivered' }],
-    ]);
+    ];
+    expect(got.mcp).toEqual([...one, ...one]);
+    // The folder's own server config, one client per event loop; verl's listing ran once and is restored.
+    expect(got.servers).toEqual(['envace-retail']);
+    expect(got.clients).toBe(2);
+    expect(got.listings).toEqual(['tool_config.yaml']);
+    expect(got.unpatched).toBe('initialize_tools_from_config');
     expect(got.score).toMatchObject({ score: 1, success: 1, finished: 1 });
+  });
+
+  it('without verl or fastmcp, building the agent loop raises the import error itself (not hydra’s “cannot locate”)', () => {
+    const got = python(out, 'import envace_verl as m\ntry:\n    m.EnvaceToolAgentLoop()\nexcept ImportError as e:\n    print(type(e.__cause__).__name__, "|", e)');
+    expect(got).toMatch(/^ModuleNotFoundError \| envace_verl.EnvaceToolAgentLoop needs verl and fastmcp in this Python: No module named '(fastmcp|verl)'$/);
   });
 });
 

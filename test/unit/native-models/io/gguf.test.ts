@@ -108,7 +108,9 @@ describe('GGUF container', () => {
     const bad = (t: object) => () => encodeGguf({ metadata: new Map(), tensors: [t as never] });
     expect(codeOf(bad({ name: 'x', type: 'F32', shape: [3], data: new Float32Array(2) }))).toBe('BAD_TENSOR');
     expect(codeOf(bad({ name: 'x', type: 'F16', shape: [2], data: new Float32Array(2) }))).toBe('BAD_TENSOR');
-    expect(codeOf(bad({ name: 'x', type: 'Q4_0', shape: [2], data: new Float32Array(2) }))).toBe('UNSUPPORTED_TYPE');
+    expect(codeOf(bad({ name: 'x', type: 'Q3_K', shape: [256], data: new Uint8Array(110) }))).toBe('UNSUPPORTED_TYPE');
+    expect(codeOf(bad({ name: 'x', type: 'Q4_0', shape: [2], data: new Uint8Array(18) }))).toBe('BAD_TENSOR'); // not whole blocks
+    expect(codeOf(bad({ name: 'x', type: 'Q4_0', shape: [32], data: new Float32Array(32) }))).toBe('BAD_TENSOR'); // blocks are bytes
     expect(codeOf(bad({ name: 'x', type: 'F32', shape: [1, 1, 1, 1, 1], data: new Float32Array(1) }))).toBe('BAD_TENSOR');
   });
 
@@ -124,7 +126,9 @@ describe('GGUF container', () => {
     expect(codeOf(() => decodeGguf(good.subarray(0, 60)))).toBe('TRUNCATED');
     expect(codeOf(() => decodeGguf(good.subarray(0, good.length - 12)))).toBe('TRUNCATED');
     expect(codeOf(() => decodeGguf(withByte(52, 99)))).toBe('BAD_VALUE'); // metadata value type
-    expect(codeOf(() => decodeGguf(withByte(98, 8)))).toBe('UNSUPPORTED_TYPE'); // tensor type Q8_0
+    expect(codeOf(() => decodeGguf(withByte(98, 11)))).toBe('UNSUPPORTED_TYPE'); // tensor type Q3_K
+    expect(() => decodeGguf(withByte(98, 11))).toThrow(/"w" is Q3_K \(ggml type 11\)/);
+    expect(codeOf(() => decodeGguf(withByte(98, 8)))).toBe('BAD_TENSOR'); // Q8_0 rows of 3: not whole 32-weight blocks
     expect(codeOf(() => decodeGguf(withByte(102, 4)))).toBe('BAD_TENSOR'); // offset 4: misaligned
     expect(codeOf(() => decodeGguf(withByte(16, 0xff)))).toBe('BAD_VALUE'); // absurd metadata count
   });

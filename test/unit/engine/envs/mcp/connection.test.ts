@@ -20,7 +20,7 @@ describe('McpConnection over stdio', () => {
   it('reads the tool list with each tool schema', async () => {
     const conn = await fixture();
     const tools = await conn.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny', 'reset_once']);
     expect(tools[0]).toEqual({
       name: 'echo',
       description: 'Echo the text back.',

@@ -13,10 +13,10 @@ const TASKS = [
   {
     id: 'echo-hi',
     instruction: 'Echo "hi".',
-    checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'hi' } }, { kind: 'answer', weight: 1, expected: ['echo: hi'] }],
+    checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'hi' } }, { kind: 'answer', weight: 1, expected: ['echo: hi'] }],
     gold: { calls: [{ name: 'echo', arguments: { text: 'hi' } }], answer: 'echo: hi' },
   },
-  { id: 'echo-yo', split: 'heldout', instruction: 'Echo "yo".', checklist: [{ kind: 'call', weight: 1, name: 'echo', args: { text: 'yo' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'yo' } }] } },
+  { id: 'echo-yo', split: 'heldout', instruction: 'Echo "yo".', checklist: [{ kind: 'call', weight: 1, name: 'echo', arguments: { text: 'yo' } }], gold: { calls: [{ name: 'echo', arguments: { text: 'yo' } }] } },
 ];
 
 let dir: string;
@@ -69,7 +69,7 @@ describe('McpToolEnv', () => {
 
   it('takes its tools from the server and its tasks from the file, by split', () => {
     expect(env.track).toBe('mcp');
-    expect(env.tools().map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny']);
+    expect(env.tools().map((t) => t.name)).toEqual(['echo', 'big', 'sleep', 'crash', 'note', 'notes', 'clear_notes', 'deny', 'reset_once']);
     expect(env.tasks('train').map((t) => t.id)).toEqual(['echo-hi']);
     expect(env.tasks('heldout').map((t) => t.id)).toEqual(['echo-yo']);
     expect(() => env.task('nope')).toThrow(/no task "nope"/);

@@ -1,9 +1,21 @@
 // A tiny MCP server for adapter tests: echo, an oversized answer, a slow tool, a tool that kills the
 // process, a little state (notes, with a reset tool) and a tool that refuses (isError).
 // FIXTURE_LIST=endless pages its tool list forever; FIXTURE_LIST=hang never answers tools/list.
+// FIXTURE_STARTS=<file> counts start-ups in the file and dies at start-up after the first (registration
+// succeeds, every episode's server then fails). reset_once is a reset tool that kills the process from its second call.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { appendFileSync, readFileSync } from 'node:fs';
+
+if (process.env.FIXTURE_STARTS) {
+  appendFileSync(process.env.FIXTURE_STARTS, 'x');
+  if (readFileSync(process.env.FIXTURE_STARTS, 'utf8').length > 1) {
+    process.stderr.write('fixture: refusing to start again\n');
+    process.exit(2);
+  }
+}
+let resets = 0;
 
 const tools = [
   { name: 'echo', description: 'Echo the text back.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
@@ -14,6 +26,7 @@ const tools = [
   { name: 'notes', description: 'The notes so far, as a JSON array.', inputSchema: { type: 'object', properties: {} } },
   { name: 'clear_notes', description: 'Forget every note.', inputSchema: { type: 'object', properties: {} } },
   { name: 'deny', description: 'Always refused.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'reset_once', description: 'A reset that works once, then kills the server.', inputSchema: { type: 'object', properties: {} } },
 ];
 const notes = [];
 
@@ -42,6 +55,10 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       return { content: [{ type: 'text', text: `noted (${notes.length})` }] };
     case 'notes':
       return { content: [{ type: 'text', text: JSON.stringify(notes) }] };
+    case 'reset_once':
+      if (++resets > 1) process.exit(4);
+      notes.length = 0;
+      return { content: [{ type: 'text', text: 'reset' }] };
     case 'clear_notes':
       notes.length = 0;
       return { content: [{ type: 'text', text: 'cleared' }] };

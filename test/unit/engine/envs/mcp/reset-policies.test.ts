@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvsAddMcpInput, type McpReset } from '../../../../../electron/contract';
 import { McpToolEnv } from '../../../../../electron/engine/envs/mcp/env';
-import type { McpEpisode } from '../../../../../electron/engine/envs/mcp/episode';
+import type { Episode } from '../../../../../electron/engine/envs/types';
 import { substituteEpisodeDir } from '../../../../../electron/engine/envs/mcp/episode-servers';
 import { jsonSubset, matchState, STATE_ITEM_SCHEMA } from '../../../../../electron/engine/envs/mcp/state-checks';
 import { runOracle } from '../../../../../electron/engine/envs/oracle';
@@ -19,7 +19,7 @@ const TASKS = [
     id: 'remember-hello',
     instruction: 'Remember "hello".',
     checklist: [
-      { kind: 'call', weight: 1, name: 'note', args: { text: 'hello' } },
+      { kind: 'call', weight: 1, name: 'note', arguments: { text: 'hello' } },
       { kind: 'state', tool: 'notes', match: { subset: ['hello'] } },
       { kind: 'state', tool: 'notes', match: { contains: 'goodbye', absent: true } },
     ],
@@ -38,7 +38,7 @@ async function env(reset: McpReset, timeoutMs = 3_000): Promise<McpToolEnv> {
   return built;
 }
 
-async function call(episode: McpEpisode, name: string, args: Record<string, string> = {}): Promise<string> {
+async function call(episode: Episode, name: string, args: Record<string, string> = {}): Promise<string> {
   return (await episode.step({ kind: 'calls', calls: [{ name, arguments: args }] })).observation;
 }
 
@@ -111,6 +111,21 @@ describe('reset policies: what one episode writes, the next does not see', () =>
     expect(EnvsAddMcpInput.safeParse({ id: 'x', server: { url: 'http://127.0.0.1:1/mcp' }, taskFile: 't.jsonl', reset: { kind: 'restart' } }).success).toBe(false);
   });
 
+  it('{episode_dir} is refused where no episode folder is made (reset tool or none), naming where it was and the mode that has it', () => {
+    const server = { command: 'mcp-sqlite', args: ['--db', '{episode_dir}/db.sqlite'], env: { LOG: '{episode_dir}/log' } };
+    for (const reset of [{ kind: 'tool', tool: 'clear' }, { kind: 'none', sharedState: true }]) {
+      const parsed = EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl', reset });
+      expect(parsed.success).toBe(false);
+      const message = parsed.error!.issues.map((i) => i.message).join('\n');
+      expect(message).toContain(`{episode_dir} (in --arg 2, --env LOG) is substituted only by reset "restart"`);
+      expect(message).toContain(`under reset "${reset.kind}"`);
+    }
+    // Restart substitutes it, and without the placeholder the other modes are fine.
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl', reset: { kind: 'restart' } }).success).toBe(true);
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server, taskFile: 't.jsonl' }).success).toBe(true);
+    expect(EnvsAddMcpInput.safeParse({ id: 'x', server: { command: 'srv', args: ['--db', '/data/db.sqlite'] }, taskFile: 't.jsonl', reset: { kind: 'tool', tool: 'clear' } }).success).toBe(true);
+  });
+
   it('a hung server (SIGSTOP) times out, is stopped, and the next episode gets a live one', async () => {
     const e = await env({ kind: 'tool', tool: 'clear_notes', arguments: {} }, 400);
     const task = e.task('remember-hello');
@@ -153,7 +168,7 @@ describe('what the oracle checks on a user server', () => {
       await call(episode, 'note', { text: 'goodbye' });
       const check = await episode.finalCheck();
       expect(check.passed).toBe(false);
-      expect(check.checks[0]).toMatchObject({ passed: false, detail: 'the server answered "[\\"goodbye\\"]"' });
+      expect(check.checks[0]).toMatchObject({ passed: false, detail: 'expected entries missing; the server answered "[\\"goodbye\\"]"' });
       expect(check.checks[1].passed).toBe(false);
     } finally {
       await episode.close();
@@ -164,8 +179,18 @@ describe('what the oracle checks on a user server', () => {
     const e = await env({ kind: 'restart', seedFiles: [] });
     const result = await runOracle(e, 'heldout');
     expect(result.perTask[0].checklist.score).toBe(1);
+    // The checklist reads "called deny", but the server refused it: the task's score is 0, as its success.
+    expect(result.perTask[0].score).toBe(0);
     expect(result.success).toBe(0);
     expect(result.perTask[0].envCheck.checks.at(-1)).toEqual({ name: 'the server accepted every call', passed: false, detail: 'deny: Error: Access denied' });
+  });
+
+  it('a failing state check says what was wrong, in words that read as a failure', () => {
+    const item = (match: unknown) => STATE_ITEM_SCHEMA.parse({ kind: 'state', tool: 't', match });
+    expect(matchState(item({ subset: ['hello'] }), '[]')).toEqual({ passed: false, detail: 'expected entries missing; the server answered "[]"' });
+    expect(matchState(item({ contains: 'hi' }), 'no').detail).toMatch(/^"hi" is missing; /);
+    expect(matchState(item({ contains: 'hi', absent: true }), 'hi there').detail).toMatch(/^"hi" is there, and should not be; /);
+    expect(matchState(item({ numeric: 3 }), '4').detail).toMatch(/^4 is not 3 /);
   });
 
   it('state matching: contains, equals, subset and numeric', () => {
