@@ -2,14 +2,17 @@
 // imported GGUF tokenizes through the same loader as any HF model. Only llama.cpp's "gpt2" model (byte-level
 // BPE with merges) is converted; its `tokenizer.ggml.pre` names the split regex, which is mapped to the
 // pre-tokenizer Hugging Face uses for the same family. A pre-tokenizer or model not listed here is refused,
-// naming it: a wrong split would tokenize differently from llama.cpp without any error.
+// naming it: a wrong split would tokenize differently from llama.cpp without any error. llama.cpp's "llama" model
+// (SentencePiece BPE: scores, no merges, byte fallback) becomes the tokenizer.json transformers writes for Llama 2:
+// spaces as "▁", a "▁" before each run of text, and merges ranked by the score of the piece they make, which is
+// the order llama.cpp's highest-score-first merging applies them in.
 
 import type { AddedTokenJson, TokenizerConfigJson, TokenizerJson } from '../tokenizer/tokenizer-files';
 import { PRE_TOKENIZER_CONFIG } from '../tokenizer/byte-level';
 import { GgufError, type GgufValue } from './gguf';
 
 /** llama.cpp token types (llama_token_type). */
-const TOKEN_TYPE = { unknown: 2, control: 3, userDefined: 4 } as const;
+const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, userDefined: 4, byte: 6 } as const;
 
 const BYTE_LEVEL_SPLIT = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true } as const;
 const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false } as const;
@@ -73,26 +76,20 @@ export interface HfTokenizerFiles {
 export function hfTokenizerFromGguf(meta: GgufMetadata, modelMaxLength: number): HfTokenizerFiles {
   const model = metaString(meta, 'tokenizer.ggml.model');
   if (model === undefined) throw new GgufError('MISSING_KEY', 'the file has no tokenizer ("tokenizer.ggml.model" is missing)');
-  if (model !== 'gpt2') {
-    const what = model === 'llama' ? 'SentencePiece ("llama")' : `"${model}"`;
-    throw new GgufError('UNSUPPORTED_TOKENIZER', `tokenizer.ggml.model ${what} is not supported; this import takes byte-level BPE tokenizers ("gpt2")`);
-  }
-  const pre = metaString(meta, 'tokenizer.ggml.pre') ?? 'gpt-2';
-  const preTokenizer = PRE_TOKENIZERS[pre];
-  if (preTokenizer === undefined) {
-    throw new GgufError('UNSUPPORTED_TOKENIZER', `tokenizer.ggml.pre "${pre}" is not supported (supported: ${Object.keys(PRE_TOKENIZERS).join(', ')})`);
+  if (model !== 'gpt2' && model !== 'llama') {
+    throw new GgufError('UNSUPPORTED_TOKENIZER', `tokenizer.ggml.model "${model}" is not supported; this import takes byte-level BPE ("gpt2") and SentencePiece BPE ("llama") tokenizers`);
   }
   const tokens = metaArray(meta, 'tokenizer.ggml.tokens', 'string');
   if (!tokens || tokens.length === 0) throw new GgufError('MISSING_KEY', 'the file has no "tokenizer.ggml.tokens"');
   const types = metaArray(meta, 'tokenizer.ggml.token_type', 'number') ?? [];
   if (types.length !== 0 && types.length !== tokens.length) throw new GgufError('BAD_VALUE', `tokenizer.ggml.token_type has ${types.length} entries for ${tokens.length} tokens`);
-  const merges = metaArray(meta, 'tokenizer.ggml.merges', 'string');
-  if (!merges) throw new GgufError('MISSING_KEY', 'a "gpt2" tokenizer needs "tokenizer.ggml.merges"');
-  const pairs = merges.map((m, i): [string, string] => {
-    const at = m.indexOf(' ');
-    if (at <= 0 || at === m.length - 1 || m.indexOf(' ', at + 1) !== -1) throw new GgufError('BAD_VALUE', `tokenizer.ggml.merges[${i}] ${JSON.stringify(m.slice(0, 40))} is not two tokens separated by one space`);
-    return [m.slice(0, at), m.slice(at + 1)];
-  });
+  const spm = model === 'llama';
+  const pre = spm ? 'sentencepiece' : (metaString(meta, 'tokenizer.ggml.pre') ?? 'gpt-2');
+  const preTokenizer = spm ? null : PRE_TOKENIZERS[pre];
+  if (preTokenizer === undefined) {
+    throw new GgufError('UNSUPPORTED_TOKENIZER', `tokenizer.ggml.pre "${pre}" is not supported (supported: ${Object.keys(PRE_TOKENIZERS).join(', ')})`);
+  }
+  const pairs = spm ? sentencePieceMerges(meta, tokens, types) : bpeMerges(meta);
 
   const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
   const added: AddedTokenJson[] = [];
@@ -116,6 +113,8 @@ export function hfTokenizerFromGguf(meta: GgufMetadata, modelMaxLength: number):
   const addBos = metaBool(meta, 'tokenizer.ggml.add_bos_token') ?? false;
   const text = (id: number | undefined) => (id === undefined || id < 0 ? null : tokens[id]);
 
+  const addSpacePrefix = metaBool(meta, 'tokenizer.ggml.add_space_prefix') ?? true;
+
   const postProcessor =
     addBos && bosTokenId !== undefined
       ? {
@@ -124,24 +123,26 @@ export function hfTokenizerFromGguf(meta: GgufMetadata, modelMaxLength: number):
           pair: [{ SpecialToken: { id: tokens[bosTokenId], type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
           special_tokens: { [tokens[bosTokenId]]: { id: tokens[bosTokenId], ids: [bosTokenId], tokens: [tokens[bosTokenId]] } },
         }
-      : BYTE_LEVEL;
+      : spm
+        ? null
+        : BYTE_LEVEL;
   const json: TokenizerJson = {
     version: '1.0',
     truncation: null,
     padding: null,
     added_tokens: added,
-    normalizer: null,
+    normalizer: spm ? SPM_NORMALIZER(addSpacePrefix) : null,
     pre_tokenizer: preTokenizer,
     post_processor: postProcessor,
-    decoder: BYTE_LEVEL,
+    decoder: spm ? SPM_DECODER(addSpacePrefix) : BYTE_LEVEL,
     model: {
       type: 'BPE',
       dropout: null,
       unk_token: text(unkTokenId),
       continuing_subword_prefix: null,
       end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
+      fuse_unk: spm,
+      byte_fallback: spm,
       ignore_merges: pre === 'llama-bpe',
       vocab,
       merges: pairs,
@@ -150,7 +151,7 @@ export function hfTokenizerFromGguf(meta: GgufMetadata, modelMaxLength: number):
   const config: TokenizerConfigJson = {
     add_bos_token: addBos,
     add_eos_token: metaBool(meta, 'tokenizer.ggml.add_eos_token') ?? false,
-    add_prefix_space: false,
+    add_prefix_space: spm && addSpacePrefix,
     added_tokens_decoder: Object.fromEntries(added.map(({ id, ...t }) => [String(id), t])),
     bos_token: text(bosTokenId),
     eos_token: text(eosTokenId),
@@ -164,3 +165,52 @@ export function hfTokenizerFromGguf(meta: GgufMetadata, modelMaxLength: number):
   if (template !== undefined) config.chat_template = template;
   return { json, config, bosTokenId, eosTokenId, padTokenId };
 }
+
+function bpeMerges(meta: GgufMetadata): [string, string][] {
+  const merges = metaArray(meta, 'tokenizer.ggml.merges', 'string');
+  if (!merges) throw new GgufError('MISSING_KEY', 'a "gpt2" tokenizer needs "tokenizer.ggml.merges"');
+  return merges.map((m, i): [string, string] => {
+    const at = m.indexOf(' ');
+    if (at <= 0 || at === m.length - 1 || m.indexOf(' ', at + 1) !== -1) throw new GgufError('BAD_VALUE', `tokenizer.ggml.merges[${i}] ${JSON.stringify(m.slice(0, 40))} is not two tokens separated by one space`);
+    return [m.slice(0, at), m.slice(at + 1)];
+  });
+}
+
+/**
+ * SentencePiece BPE as merges: every split of a normal piece into two pieces of the vocabulary, ranked by the
+ * merged piece's score (highest first; equal scores by id). Pieces are at most a few dozen characters, so this
+ * is linear in the vocabulary.
+ */
+function sentencePieceMerges(meta: GgufMetadata, tokens: readonly string[], types: readonly number[]): [string, string][] {
+  const scores = metaArray(meta, 'tokenizer.ggml.scores', 'number');
+  if (!scores || scores.length !== tokens.length) throw new GgufError('MISSING_KEY', `a SentencePiece ("llama") tokenizer needs "tokenizer.ggml.scores", one per token (${tokens.length})`);
+  const normal = (id: number) => (types[id] ?? TOKEN_TYPE.normal) === TOKEN_TYPE.normal || types[id] === TOKEN_TYPE.userDefined;
+  const known = new Set(tokens.filter((_, id) => normal(id)));
+  const ranked = tokens.map((_, id) => id).filter((id) => normal(id) && [...tokens[id]].length > 1);
+  ranked.sort((a, b) => scores[b] - scores[a] || a - b);
+  const merges: [string, string][] = [];
+  for (const id of ranked) {
+    const chars = [...tokens[id]];
+    for (let cut = 1; cut < chars.length; cut++) {
+      const left = chars.slice(0, cut).join('');
+      const right = chars.slice(cut).join('');
+      if (known.has(left) && known.has(right)) merges.push([left, right]);
+    }
+  }
+  return merges;
+}
+
+/** Spaces become "▁"; with add_space_prefix a "▁" also starts each run of text (llama.cpp adds it after each special token too). */
+const SPM_NORMALIZER = (addSpacePrefix: boolean) => ({
+  type: 'Sequence',
+  normalizers: [...(addSpacePrefix ? [{ type: 'Prepend', prepend: '\u2581' }] : []), { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }],
+});
+const SPM_DECODER = (addSpacePrefix: boolean) => ({
+  type: 'Sequence',
+  decoders: [
+    { type: 'Replace', pattern: { String: '\u2581' }, content: ' ' },
+    { type: 'ByteFallback' },
+    { type: 'Fuse' },
+    ...(addSpacePrefix ? [{ type: 'Strip', content: ' ', start: 1, stop: 0 }] : []),
+  ],
+});

@@ -56,7 +56,7 @@ let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
-let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string; goldTaskFile: string };
+let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; ggufFile: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string; goldTaskFile: string };
 
 beforeAll(async () => {
   env = testEngine();
@@ -117,6 +117,10 @@ beforeAll(async () => {
   const config = nanoConfig({ vocabSize: tokenizer.vocabSize });
   await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'hf', outDir: hfDir });
   await importModel({ hfDir, name: 'tiny-llama', modelsDir: env.engine.services.paths.models });
+  // The same model as a GGUF file (our exporter writes llama.cpp's layout), also inside the data home.
+  const ggufDir = path.join(env.home, 'inbox', 'tiny-llama-gguf');
+  await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'gguf', ggufDtype: 'f32', outDir: ggufDir });
+  const ggufFile = path.join(ggufDir, 'model-f32.gguf');
   const sandbox = path.join(env.home, 'sandbox');
   fs.mkdirSync(sandbox, { recursive: true });
   fs.writeFileSync(path.join(sandbox, 'hello.txt'), 'hello from the sandbox');
@@ -128,7 +132,7 @@ beforeAll(async () => {
   const fsServer = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
   const rollout = { maxTurns: 2, maxTokensPerTurn: 12, maxObservationTokens: 24, k: 2, toolSchemas: 'none' as const };
   const { runId: policyRun } = await seedCheckpointedRun(env.engine, { env: 'mock', model: { preset: 'nano' }, rollout }, ['create a task for the user', 'get_users', 'update_task_status']);
-  fixtures = { policyRun, runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, vocabSize: config.vocabSize, fsServer, sandbox, taskFile, goldTaskFile };
+  fixtures = { policyRun, runId: run.id, rolloutId, rehearsedId, memoryId: memory.id, hfDir, ggufFile, vocabSize: config.vocabSize, fsServer, sandbox, taskFile, goldTaskFile };
 });
 
 afterAll(async () => {
@@ -353,6 +357,9 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     const model = await api.call('models.import', { hfDir: fixtures.hfDir, name });
     expect(model).toMatchObject({ name, architecture: 'LlamaForCausalLM', vocabSize: fixtures.vocabSize });
     await expect(api.call('models.import', { hfDir: fixtures.hfDir, name })).rejects.toMatchObject({ code: 'conflict' });
+    const fromGguf = await api.call('models.import', { ggufFile: fixtures.ggufFile, name: `${name}-gguf` });
+    expect(fromGguf).toMatchObject({ name: `${name}-gguf`, architecture: 'LlamaForCausalLM', vocabSize: fixtures.vocabSize, paramCount: model.paramCount });
+    await expect(api.call('models.import', { hfDir: fixtures.hfDir, ggufFile: fixtures.ggufFile, name: `${name}-both` })).rejects.toMatchObject({ code: 'invalid_input' });
   },
   'exports.list': async (api) => expect(Array.isArray((await api.call('exports.list')).items)).toBe(true),
   'exports.create': async (api) => {

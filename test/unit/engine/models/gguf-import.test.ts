@@ -141,7 +141,8 @@ describe('GGUF import', () => {
       return writeFile(file);
     };
     expect((await importError(withMeta('general.architecture', gguf.str('gemma2')))).message).toMatch(/architecture "gemma2" is not supported/);
-    expect((await importError(withMeta('tokenizer.ggml.model', gguf.str('llama')))).message).toMatch(/SentencePiece \("llama"\) is not supported/);
+    expect((await importError(withMeta('tokenizer.ggml.model', gguf.str('bert')))).message).toMatch(/tokenizer\.ggml\.model "bert" is not supported/);
+    expect((await importError(withMeta('tokenizer.ggml.model', gguf.str('llama')))).message).toMatch(/needs "tokenizer\.ggml\.scores"/);
     expect((await importError(withMeta('tokenizer.ggml.pre', gguf.str('deepseek-llm')))).message).toMatch(/tokenizer\.ggml\.pre "deepseek-llm" is not supported/);
     expect((await importError(withMeta('llama.rope.scaling.type', gguf.str('yarn')))).message).toMatch(/"yarn" \(RoPE scaling\)/);
     expect((await importError(withMeta('llama.block_count', gguf.u32(3)))).message).toMatch(/no tensor "blk\.2\.attn_norm\.weight"/);
