@@ -6,7 +6,7 @@
  * end state is judged by the served env itself, through a `finish` state check after the episode.
  */
 import type { JsonValue, Split, ToolEnv } from '../envs/types';
-import type { TaskLine } from '../envs/mcp/taskfile';
+import { type TaskLine, toFileItem } from '../envs/mcp/taskfile';
 
 /** One JSONL line per task of `split` (the first `limit`), in the adapter's task-file format. */
 export function servedTaskLines(env: ToolEnv, split: Split, opts: { limit?: number } = {}): TaskLine[] {
@@ -23,7 +23,7 @@ export function servedTaskLines(env: ToolEnv, split: Split, opts: { limit?: numb
         instruction: task.instruction,
         split: task.split,
         checklist: [
-          ...task.checklist,
+          ...task.checklist.map(toFileItem),
           { kind: 'state' as const, weight: 0, tool: 'finish', arguments: finishArgs, match: { subset: { end_state: { passed: true } } }, description: `the served ${env.id} end-state check passes` },
         ],
         gold: { calls: [{ name: 'start_task', arguments: { task_id: task.id } }, ...task.gold.calls], answer: task.gold.answer },

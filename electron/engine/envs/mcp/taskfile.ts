@@ -95,6 +95,13 @@ function toChecklistItem(item: FileItem): Task['checklist'][number] {
   return given === undefined ? rest : { ...rest, args: given };
 }
 
+/** The inverse, for writing an engine task back as a task-file line (the served env's tasks, mcp-serve/taskfile.ts). */
+export function toFileItem(item: Task['checklist'][number]): FileItem {
+  if (item.kind !== 'call' && item.kind !== 'no-call') return item;
+  const { args: given, ...rest } = item;
+  return given === undefined ? rest : { ...rest, arguments: given };
+}
+
 /** Parse JSONL text into tasks for environment `envId`; blank lines are skipped. */
 export function parseTaskFile(text: string, envId: string, source = '<tasks>'): Task[] {
   if (text.length > MAX_TASK_FILE_CHARS) {
