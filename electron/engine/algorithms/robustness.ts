@@ -71,6 +71,14 @@ export interface RobustnessOptions {
   memory?: boolean;
 }
 
+/** Where filler goes: after the system text, after the instruction, inside an (otherwise empty) memory block. */
+const FILLER_SITES = ['system', 'instruction', 'memory'] as const;
+
+/** The evaluations a robustness table adds to its unperturbed one: a filler cell per site and size, and the memory cell (one rehearsal first). */
+export function robustnessCells(sizes: readonly number[]): { plain: number; rehearsed: number } {
+  return { plain: FILLER_SITES.length * new Set(sizes.filter((n) => n > 0)).size, rehearsed: 1 };
+}
+
 /** The unperturbed evaluation and every perturbation of it, paired: same tasks, same label and seeds. */
 export async function evaluateRobustness(
   policy: Policy,
@@ -101,7 +109,7 @@ export async function evaluateRobustness(
     invalidActionRate: r.invalidActionRate,
   });
   const cells = [cell('none', null, 0, base)];
-  for (const where of ['system', 'instruction', 'memory'] as const)
+  for (const where of FILLER_SITES)
     for (const n of sizes) {
       // The same filler in every task of a cell and across sites: only where it sits differs.
       const ids = fillerIds(policy.tokenizer, n, deriveSeed(o.seed, 'robustness', n));

@@ -7,6 +7,7 @@
  */
 import { preset } from '../../../native-models/presets';
 import { BENCH } from '../runs/preflight-training';
+import { robustnessCells } from '../algorithms/robustness';
 import { planSuite } from './plan';
 import { REHEARSING, type Suite, rwmlSplit } from './suite';
 
@@ -64,6 +65,12 @@ export function estimateSuite(suite: Suite): SuiteEstimate {
       for (const e of m.evals) {
         const n = e.variant.testTime?.rehearsals ?? 0;
         out.evals += (m.evalLimit * (generated(false) + n * generated(true))) / decode;
+        // A robustness evaluation adds a plain evaluation per filler cell and one after a single rehearsal.
+        if (e.robustness) {
+          const { plain, rehearsed } = robustnessCells(e.robustness);
+          out.setup += (plain + rehearsed) * SETUP_EVAL_S;
+          out.evals += (m.evalLimit * (plain * generated(false) + rehearsed * (generated(false) + generated(true)))) / decode;
+        }
       }
     }
   }

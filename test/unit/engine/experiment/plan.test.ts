@@ -151,6 +151,19 @@ describe('suites', () => {
     expect(estimateSuite({ ...SUITES.quick, rlSteps: 16 }).rl).toBeCloseTo(2 * quick.rl, 6);
   });
 
+  it('counts a robustness evaluation as its 3 × sizes filler cells and the memory cell beside each plain held-out evaluation', () => {
+    const plain = estimateSuite(suite);
+    const one = estimateSuite({ ...suite, robustness: [4] });
+    const four = estimateSuite({ ...suite, robustness: [1, 4, 16, 64] });
+    // Training is untouched; evaluation grows with the number of filler cells (3 per size) plus a rehearsed one.
+    expect(one.sft).toBe(plain.sft);
+    expect(one.rl).toBe(plain.rl);
+    expect(one.evals).toBeGreaterThan(plain.evals);
+    const perSize = four.evals - one.evals;
+    expect(perSize).toBeGreaterThan(0);
+    expect(one.evals - plain.evals).toBeGreaterThan(perSize / 3);
+  });
+
   it('bad suites and names are refused with the reason', () => {
     expect(() => suiteByName('huge')).toThrow(SuiteError);
     expect(() => checkSuite({ ...suite, seeds: [] })).toThrow(/at least one seed/);
