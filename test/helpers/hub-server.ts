@@ -15,6 +15,8 @@ export interface HubRepo {
   lfs: Set<string>;
   /** A gated repo: only this bearer token reads it. */
   token?: string;
+  /** Entries the tree lists besides the files (a hostile server's paths); never served. */
+  extraTree?: Array<Record<string, unknown>>;
 }
 
 export interface HubServer {
@@ -26,6 +28,10 @@ export interface HubServer {
   cutOnce: Map<string, number>;
   /** Served with one byte flipped; the tree keeps the true hash. */
   corrupt: Set<string>;
+  /** Served with this many bytes more than the tree lists. */
+  padded: Map<string, number>;
+  /** Tree entries per page (Link: rel="next" with a cursor, as the Hub pages); null: one page. */
+  treePageSize: number | null;
   close(): Promise<void>;
 }
 
@@ -55,7 +61,7 @@ export function repoFromFolder(dir: string, commit: string, extra: Record<string
 }
 
 export async function startHubServer(repos: Record<string, HubRepo>): Promise<HubServer> {
-  const state: HubServer = { url: '', repos: new Map(Object.entries(repos)), requests: [], cutOnce: new Map(), corrupt: new Set(), close: async () => {} };
+  const state: HubServer = { url: '', repos: new Map(Object.entries(repos)), requests: [], cutOnce: new Map(), corrupt: new Set(), padded: new Map(), treePageSize: null, close: async () => {} };
   const lfsBlobs = () => {
     const out = new Map<string, { repo: string; path: string }>();
     for (const [id, r] of state.repos) for (const p of r.lfs) out.set(sha256(r.files.get(p)!), { repo: id, path: p });
@@ -98,14 +104,20 @@ export async function startHubServer(repos: Record<string, HubRepo>): Promise<Hu
     if ((m = /^\/api\/models\/([^/]+\/[^/]+)\/tree\/([^/]+)$/.exec(p))) {
       const repo = access(m[1]!);
       if (!repo) return;
-      return json(
-        200,
-        [...repo.files.entries()].map(([path, b]) =>
+      const entries: Array<Record<string, unknown>> = [
+        ...[...repo.files.entries()].map(([path, b]) =>
           repo.lfs.has(path)
             ? { type: 'file', path, size: b.length, oid: gitOid(Buffer.from(`version https://git-lfs.github.com/spec/v1\noid sha256:${sha256(b)}\n`)), lfs: { oid: sha256(b), size: b.length, pointerSize: 134 } }
             : { type: 'file', path, size: b.length, oid: gitOid(b) },
         ),
-      );
+        ...(repo.extraTree ?? []),
+      ];
+      if (state.treePageSize === null) return json(200, entries);
+      const from = Number(url.searchParams.get('cursor') ?? 0);
+      const to = from + state.treePageSize;
+      const next = new URL(req.url ?? '/', state.url);
+      next.searchParams.set('cursor', String(to));
+      return json(200, entries.slice(from, to), to < entries.length ? { link: `<${next.href}>; rel="next"` } : {});
     }
     if ((m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(p))) {
       const repo = access(m[1]!);
@@ -132,6 +144,8 @@ export async function startHubServer(repos: Record<string, HubRepo>): Promise<Hu
         body = Buffer.from(original);
         body[body.length >> 1] ^= 0xff;
       }
+      const pad = state.padded.get(path);
+      if (pad !== undefined) body = Buffer.concat([body, Buffer.alloc(pad, 0x41)]);
       const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
       const start = range ? Number(range[1]) : 0;
       if (start > body.length) {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { HubError } from './errors';
-import { type HubConnection, hubJson } from './http';
+import { type HubConnection, hubJson, hubJsonPage } from './http';
+
+/** A model repo lists hundreds of files at most; a tree past this is not one a pull should walk. */
+export const MAX_TREE_ENTRIES = 20_000;
+/** The Hub pages a recursive tree (Link: rel="next"); pages past this mean a runaway server. */
+const MAX_TREE_PAGES = 50;
 
 // Only the fields a pull reads; the Hub sends many more, which pass through unread.
 const ModelInfo = z.object({ id: z.string().optional(), sha: z.string().regex(/^[0-9a-f]{40}$/), gated: z.unknown().optional() });
@@ -54,10 +59,34 @@ export async function resolveCommit(conn: HubConnection, repo: string, revision:
   return parse(ModelInfo, await hubJson(conn, url), url).sha;
 }
 
-/** Every file of the repo at a commit (recursive), with sizes and hashes. */
+/**
+ * Why a path from the Hub's tree is unsafe to hold on disk, or null: relative, '/'-separated, no empty,
+ * '.' or '..' segment, no backslash, drive colon or control character. The Hub never sends such a
+ * path; a server that does is refused as a whole rather than trusted for its other entries.
+ */
+export function treePathProblem(p: string): string | null {
+  if (p.length === 0 || p.length > 1024) return 'empty or longer than 1024 characters';
+  if (p.startsWith('/')) return 'absolute';
+  if (/[\\:\u0000-\u001f\u007f]/.test(p)) return 'holds a backslash, a colon or a control character';
+  if (p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) return "has an empty, '.' or '..' segment";
+  return null;
+}
+
+/** Every file of the repo at a commit (recursive, every page), with sizes and hashes; unsafe paths refused. */
 export async function listFiles(conn: HubConnection, repo: string, commit: string): Promise<RepoFile[]> {
-  const url = `${conn.endpoint}/api/models/${repoPath(repo)}/tree/${enc(commit)}?recursive=true`;
-  const entries = parse(z.array(TreeEntry), await hubJson(conn, url), url);
+  let url: string | null = `${conn.endpoint}/api/models/${repoPath(repo)}/tree/${enc(commit)}?recursive=true`;
+  const entries: Array<z.infer<typeof TreeEntry>> = [];
+  for (let page = 0; url !== null; page++) {
+    if (page === MAX_TREE_PAGES) throw new HubError('BAD_RESPONSE', `the tree of ${repo} runs past ${MAX_TREE_PAGES} pages: refused`);
+    const { body, next } = await hubJsonPage(conn, url);
+    entries.push(...parse(z.array(TreeEntry), body, url));
+    if (entries.length > MAX_TREE_ENTRIES) throw new HubError('BAD_RESPONSE', `the tree of ${repo} lists more than ${MAX_TREE_ENTRIES} entries: not a model repo a pull walks`);
+    url = next;
+  }
+  for (const e of entries) {
+    const problem = treePathProblem(e.path);
+    if (problem) throw new HubError('BAD_RESPONSE', `the Hub's tree of ${repo} lists the path ${JSON.stringify(e.path.slice(0, 200))}, which is ${problem}: refused`);
+  }
   return entries
     .filter((e) => e.type === 'file')
     .map((e) => (e.lfs ? { path: e.path, size: e.lfs.size, sha256: e.lfs.oid } : { path: e.path, size: e.size ?? 0, gitOid: e.oid }));

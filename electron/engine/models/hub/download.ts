@@ -50,9 +50,13 @@ export async function downloadFile(conn: HubConnection, url: string, file: RepoF
         continue;
       }
       const out = fs.createWriteStream(part, { flags: append ? 'a' : 'w' });
+      let written = append ? start : 0;
       try {
         for await (const chunk of res.body ?? []) {
           const buf = chunk as Uint8Array;
+          written += buf.byteLength;
+          // A server sending more than the tree's size would fill the disk: stop at the first byte too many.
+          if (written > file.size) throw new HubError('CHECKSUM', `${file.path}: the server sent more than the ${file.size} bytes the Hub's tree lists; the file was deleted, pull again`);
           v.hash.update(buf);
           if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
           onBytes(buf.byteLength);
@@ -62,6 +66,7 @@ export async function downloadFile(conn: HubConnection, url: string, file: RepoF
       }
       return finish(file, part, dest, v);
     } catch (error) {
+      if (error instanceof HubError && error.code === 'CHECKSUM') fs.rmSync(part, { force: true });
       if (conn.signal?.aborted || error instanceof HubError) throw error;
       // A connection cut mid-body surfaces as a stream error; the bytes written so far stay for the next attempt.
       lastError = error;

@@ -4,6 +4,7 @@
  */
 export type HubErrorCode =
   | 'BAD_REPO' // not OWNER/NAME[@REVISION]
+  | 'BAD_ENDPOINT' // HF_ENDPOINT is not an http(s) URL
   | 'UNREACHABLE' // DNS failure, connection refused, reset before any answer
   | 'AUTH' // 401: gated or private and no (valid) token
   | 'FORBIDDEN' // 403: the token has no access (gated terms not accepted)
@@ -12,6 +13,7 @@ export type HubErrorCode =
   | 'NOT_CACHED' // offline and this revision was never pulled
   | 'NOT_A_MODEL' // no config.json or no safetensors weights in the repo
   | 'UNSUPPORTED' // config.json names an architecture the import cannot load
+  | 'TOO_LARGE' // more files or bytes than an import takes, or than the disk has free
   | 'BAD_RESPONSE'; // the server answered something that is not the Hub's API
 
 export class HubError extends Error {

@@ -17,9 +17,9 @@ export function hubEndpoint(explicit?: string): string {
   try {
     url = new URL(chosen);
   } catch {
-    throw new HubError('BAD_REPO', `the Hub endpoint ${JSON.stringify(chosen)} is not a URL (HF_ENDPOINT or --endpoint)`);
+    throw new HubError('BAD_ENDPOINT', `the Hub endpoint ${JSON.stringify(chosen)} is not a URL (HF_ENDPOINT)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HubError('BAD_REPO', `the Hub endpoint ${chosen} must be http(s)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HubError('BAD_ENDPOINT', `the Hub endpoint ${chosen} must be http(s) (HF_ENDPOINT)`);
   return chosen.replace(/\/+$/, '');
 }
 
@@ -73,12 +73,29 @@ function statusError(conn: HubConnection, url: string, res: Response): HubError 
   return new HubError('BAD_RESPONSE', `${where} answered HTTP ${res.status} ${res.statusText}`.trim());
 }
 
-/** The JSON body of a Hub API answer, or a typed error saying it was not JSON. */
-export async function hubJson(conn: HubConnection, url: string): Promise<unknown> {
-  const res = await hubGet(conn, url);
+async function jsonOf(conn: HubConnection, url: string, res: Response): Promise<unknown> {
   try {
     return await res.json();
   } catch {
     throw new HubError('BAD_RESPONSE', `${url} did not answer JSON: is ${conn.endpoint} a Hugging Face Hub?`);
   }
+}
+
+/** The JSON body of a Hub API answer, or a typed error saying it was not JSON. */
+export async function hubJson(conn: HubConnection, url: string): Promise<unknown> {
+  return jsonOf(conn, url, await hubGet(conn, url));
+}
+
+/**
+ * One page of a paginated Hub answer and the next page's URL (Link: <…>; rel="next"), which must stay
+ * on the endpoint's origin: the token goes with it.
+ */
+export async function hubJsonPage(conn: HubConnection, url: string): Promise<{ body: unknown; next: string | null }> {
+  const res = await hubGet(conn, url);
+  const body = await jsonOf(conn, url, res);
+  const link = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '');
+  if (!link) return { body, next: null };
+  const next = new URL(link[1]!, url);
+  if (next.origin !== new URL(conn.endpoint).origin) throw new HubError('BAD_RESPONSE', `${url} points its next page at another site (${next.origin}): refused`);
+  return { body, next: next.href };
 }

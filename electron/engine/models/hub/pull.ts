@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HfConfigError, parseHfConfig } from '../../../../native-models';
+import { folderNameProblem } from '../../../contract/folder-name';
+import { freeBytes } from '../../home/settings';
+import { DEFAULT_MAX_IMPORT_BYTES } from '../registry';
 import { type RepoFile, listFiles, resolveCommit, resolveUrl } from './api';
 import { type Snapshot, cachedRefs, cachedSnapshot, commitSnapshot, snapshotDir } from './cache';
 import { downloadFile } from './download';
@@ -23,6 +26,8 @@ export interface PullOptions {
   endpoint?: string;
   /** Default HF_TOKEN. */
   token?: string;
+  /** The most bytes a pull takes (default: what an import takes, 8 GiB). */
+  maxBytes?: number;
   /** Use only the cache (default: HF_HUB_OFFLINE=1). */
   offline?: boolean;
   signal?: AbortSignal;
@@ -50,7 +55,12 @@ function checkConfig(repo: string, file: string): void {
   }
 }
 
-function pickFiles(repo: string, commit: string, all: RepoFile[]): RepoFile[] {
+/** A model is a config, a tokenizer and its shards: a repo with more wanted files than this is not one. */
+export const MAX_PULL_FILES = 256;
+/** Config, tokenizer and index files are megabytes; only the weights are large. */
+const MAX_SMALL_FILE_BYTES = 256 * 1024 ** 2;
+
+function pickFiles(repo: string, commit: string, all: RepoFile[], maxBytes: number): RepoFile[] {
   const files = all.filter((f) => isWantedFile(f.path)).sort(pullOrder);
   const names = new Set(files.map((f) => f.path));
   if (!names.has('config.json')) throw new HubError('NOT_A_MODEL', `${repo}@${commit.slice(0, 12)} has no config.json at its top level: not a transformers model`);
@@ -59,7 +69,25 @@ function pickFiles(repo: string, commit: string, all: RepoFile[]): RepoFile[] {
     throw new HubError('NOT_A_MODEL', `${repo} has no *.safetensors weights${pickled ? ' (only pickled PyTorch weights, which are never loaded here)' : ''}`);
   }
   if (!names.has('tokenizer.json')) throw new HubError('NOT_A_MODEL', `${repo} has no tokenizer.json (the import needs a fast tokenizer file)`);
+  if (files.length > MAX_PULL_FILES) throw new HubError('TOO_LARGE', `${repo} has ${files.length} weight and config files, more than the ${MAX_PULL_FILES} a model pull takes`);
+  for (const f of files) {
+    // Each file becomes a file of the snapshot folder: the data home's one rule for names on disk.
+    const problem = folderNameProblem(f.path, 'a file name from the Hub');
+    if (problem) throw new HubError('BAD_RESPONSE', `${repo}: ${problem}`);
+    if (!f.path.endsWith('.safetensors') && f.size > MAX_SMALL_FILE_BYTES) throw new HubError('TOO_LARGE', `${repo}: ${f.path} is ${f.size} bytes, more than a config or tokenizer file can be (${MAX_SMALL_FILE_BYTES})`);
+  }
+  const total = files.reduce((n, f) => n + f.size, 0);
+  if (total > maxBytes) throw new HubError('TOO_LARGE', `${repo} is ${gib(total)} of weights and files, more than an import takes (${gib(maxBytes)})`);
   return files;
+}
+
+const gib = (n: number) => `${(n / 1024 ** 3).toFixed(2)} GiB`;
+
+/** Refuse before the first byte when the disk cannot hold what is left to download. */
+async function checkDisk(repo: string, dir: string, need: number): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
+  const free = await freeBytes(dir);
+  if (free !== null && free < need) throw new HubError('TOO_LARGE', `${repo} needs ${gib(need)} more on disk and ${dir} has ${gib(free)} free`);
 }
 
 function unreachable(conn: HubConnection, failure: NetworkFailure, cacheDir: string): HubError {
@@ -105,14 +133,19 @@ async function pullOnline(conn: HubConnection, repo: string, revision: string, o
     commitSnapshot(opts.cacheDir, cached, revision);
     return { ...cached, revision, fromCache: true, downloadedBytes: 0, note: null };
   }
-  const files = pickFiles(repo, commit, await listFiles(conn, repo, commit));
+  const files = pickFiles(repo, commit, await listFiles(conn, repo, commit), opts.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES);
   const dir = snapshotDir(opts.cacheDir, repo, commit);
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  const present = (f: RepoFile) => {
+    const p = path.join(dir, f.path);
+    return fs.existsSync(p) && fs.statSync(p).size === f.size;
+  };
+  await checkDisk(repo, dir, files.filter((f) => !present(f)).reduce((n, f) => n + f.size, 0));
   let doneBytes = 0;
   let downloadedBytes = 0;
   for (const file of files) {
     const dest = path.join(dir, file.path);
-    if (fs.existsSync(dest) && fs.statSync(dest).size === file.size) {
+    if (present(file)) {
       // Verified and renamed by an earlier pull that stopped before the snapshot was complete.
       doneBytes += file.size;
       continue;

@@ -37,6 +37,9 @@ afterEach(() => {
   hub.requests.length = 0;
   hub.cutOnce.clear();
   hub.corrupt.clear();
+  hub.padded.clear();
+  hub.treePageSize = null;
+  delete hub.repos.get('tiny/llama')!.extraTree;
 });
 
 const cacheDir = () => join(tmp.make(), 'cache');
@@ -157,5 +160,61 @@ describe('pullModel against a local Hub', () => {
   it('refuses a malformed model id before any request', async () => {
     for (const bad of ['llama', 'a/b/c', '../x', 'owner/name@']) expect((await hubError(pullModel({ ref: bad, cacheDir: cacheDir(), endpoint: hub.url }))).code).toBe('BAD_REPO');
     expect(hub.requests).toEqual([]);
+  });
+
+  it('follows the tree through its pages (Link: rel="next"), as the Hub pages a recursive tree', async () => {
+    hub.treePageSize = 3;
+    const r = await pullModel({ ref: 'tiny/llama', cacheDir: cacheDir(), endpoint: hub.url });
+    expect(r.files.map((f) => f.path)).toContain('model-00002-of-00002.safetensors');
+    const pages = hub.requests.filter((q) => q.path.includes('/tree/')).length;
+    expect(pages).toBe(Math.ceil(hub.repos.get('tiny/llama')!.files.size / 3));
+  });
+
+  it('refuses a tree that lists an unsafe path (.., absolute, backslash, drive) before any file moves', async () => {
+    const cache = cacheDir();
+    for (const hostile of ['../../escape.safetensors', 'onnx/../../x.json', '/etc/passwd', '..\\..\\evil.safetensors', 'C:/evil.safetensors', 'a//b.json', './config.json']) {
+      hub.repos.get('tiny/llama')!.extraTree = [{ type: 'file', path: hostile, size: 4, oid: 'f'.repeat(40) }];
+      hub.requests.length = 0;
+      const e = await hubError(pullModel({ ref: 'tiny/llama', cacheDir: cache, endpoint: hub.url }));
+      expect(e.code).toBe('BAD_RESPONSE');
+      expect(e.message).toContain(JSON.stringify(hostile));
+      expect(hub.requests.some((q) => q.path.includes('/resolve/') || q.path.startsWith('/cdn/'))).toBe(false);
+    }
+    expect(existsSync(cache)).toBe(false);
+  });
+
+  it('stops a download at the first byte past the size the tree lists and keeps nothing of it', async () => {
+    const cache = cacheDir();
+    hub.padded.set(SHARD, 4096);
+    const e = await hubError(pullModel({ ref: 'tiny/llama', cacheDir: cache, endpoint: hub.url }));
+    expect(e.code).toBe('CHECKSUM');
+    expect(e.message).toContain('more than the');
+    const dir = join(cache, 'models--tiny--llama', 'snapshots', COMMIT);
+    expect(readdirSync(dir).filter((f) => f.startsWith(SHARD))).toEqual([]);
+  });
+
+  it('refuses a repo larger than an import takes from the tree sizes, before any weight moves', async () => {
+    const total = [...hub.repos.get('tiny/llama')!.files.values()].reduce((n, b) => n + b.length, 0);
+    const e = await hubError(pullModel({ ref: 'tiny/llama', cacheDir: cacheDir(), endpoint: hub.url, maxBytes: Math.floor(total / 4) }));
+    expect(e.code).toBe('TOO_LARGE');
+    expect(hub.requests.some((q) => q.path.includes('/resolve/') || q.path.startsWith('/cdn/'))).toBe(false);
+  });
+
+  it('honours HF_ENDPOINT and HF_TOKEN from the environment', async () => {
+    const saved = { endpoint: process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
+    try {
+      process.env.HF_ENDPOINT = hub.url + '/';
+      process.env.HF_TOKEN = 'hf_secret';
+      const r = await pullModel({ ref: 'tiny/gated', cacheDir: cacheDir() });
+      expect(r.fromCache).toBe(false);
+      expect(hub.requests.filter((q) => q.path.startsWith('/api/')).every((q) => q.auth === 'Bearer hf_secret')).toBe(true);
+      process.env.HF_ENDPOINT = 'ftp://example.invalid';
+      expect((await hubError(pullModel({ ref: 'tiny/gated', cacheDir: cacheDir() }))).message).toMatch(/HF_ENDPOINT/);
+    } finally {
+      for (const [k, v] of [['HF_ENDPOINT', saved.endpoint], ['HF_TOKEN', saved.token]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 });
