@@ -34,6 +34,12 @@ export class NetworkFailure extends Error {
   }
 }
 
+/** The typed error for a Hub that cannot be reached; `cached`: what a pull could use offline instead. */
+export function unreachableError(conn: HubConnection, failure: NetworkFailure, cached?: readonly string[]): HubError {
+  const offline = cached === undefined ? '' : `; cached models: ${cached.length ? cached.join(', ') : 'none'}`;
+  return new HubError('UNREACHABLE', `cannot reach the Hugging Face Hub at ${conn.endpoint} (${failure.reason})${offline}`);
+}
+
 function reasonOf(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;

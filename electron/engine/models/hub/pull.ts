@@ -9,7 +9,7 @@ import { type Snapshot, cachedRefs, cachedSnapshot, commitSnapshot, snapshotDir 
 import { downloadFile } from './download';
 import { HubError, parseRepoRef } from './errors';
 import { isWantedFile, pullOrder } from './files';
-import { type HubConnection, NetworkFailure, hubEndpoint } from './http';
+import { type HubConnection, NetworkFailure, hubEndpoint, unreachableError } from './http';
 
 export interface PullProgress {
   file: string;
@@ -90,14 +90,6 @@ async function checkDisk(repo: string, dir: string, need: number): Promise<void>
   if (free !== null && free < need) throw new HubError('TOO_LARGE', `${repo} needs ${gib(need)} more on disk and ${dir} has ${gib(free)} free`);
 }
 
-function unreachable(conn: HubConnection, failure: NetworkFailure, cacheDir: string): HubError {
-  const cached = cachedRefs(cacheDir);
-  return new HubError(
-    'UNREACHABLE',
-    `cannot reach the Hugging Face Hub at ${conn.endpoint} (${failure.reason}); cached models: ${cached.length ? cached.join(', ') : 'none'}`,
-  );
-}
-
 /**
  * Pull a model repo's files (only those the import reads) into the Hub cache at the commit its revision
  * names now, resuming cut downloads and checking every file's hash; a revision already complete in the
@@ -122,7 +114,7 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
     if (!(error instanceof NetworkFailure)) throw error;
     const hit = fromCache(`the Hub at ${conn.endpoint} could not be reached (${error.reason}): used the cached snapshot`);
     if (hit) return hit;
-    throw unreachable(conn, error, opts.cacheDir);
+    throw unreachableError(conn, error, cachedRefs(opts.cacheDir));
   }
 }
 
