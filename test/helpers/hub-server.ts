@@ -173,3 +173,12 @@ export async function startHubServer(repos: Record<string, HubRepo>): Promise<Hu
   state.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
   return state;
 }
+
+/** A port nothing listens on: connection refused, as when the Hub cannot be reached. */
+export async function deadEndpoint(): Promise<string> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}

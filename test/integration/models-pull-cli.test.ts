@@ -1,15 +1,13 @@
 // `envace models pull` and `models search` as a user runs them: the real command in its own process,
 // against a local Hub-shaped server (HF_ENDPOINT), never the internet.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportHfFolder } from '../../native-models';
 import { hfShapeFromConfig, hfWeightsFromParams } from '../../electron/engine/models/convert';
 import { lastJson, runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
-import { type HubServer, repoFromFolder, startHubServer } from '../helpers/hub-server';
+import { type HubServer, deadEndpoint, repoFromFolder, startHubServer } from '../helpers/hub-server';
 import { nanoConfig, randomWeights, smallTokenizer } from '../unit/engine/models/fixtures';
 
 const COMMIT = 'e'.repeat(40);
@@ -38,14 +36,6 @@ afterAll(async () => {
   dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
 });
 
-/** A port nothing listens on. */
-async function deadEndpoint(): Promise<string> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('envace models pull', () => {
   it('pulls, prints progress on stderr and one JSON line on stdout, and the model is listed', async () => {

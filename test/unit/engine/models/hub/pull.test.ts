@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exportHfFolder, readHfWeights } from '../../../../../native-models';
 import { hfShapeFromConfig, hfWeightsFromParams } from '../../../../../electron/engine/models/convert';
-import { importModel } from '../../../../../electron/engine/models/registry';
+import { importModel, loadModel } from '../../../../../electron/engine/models/registry';
 import { HubError, pullModel } from '../../../../../electron/engine/models/hub';
-import { type HubServer, repoFromFolder, startHubServer } from '../../../../helpers/hub-server';
+import { type HubServer, deadEndpoint, repoFromFolder, startHubServer } from '../../../../helpers/hub-server';
 import { nanoConfig, randomWeights, smallTokenizer, tempDirs } from '../fixtures';
 
 const tmp = tempDirs();
@@ -49,14 +47,6 @@ async function hubError(p: Promise<unknown>): Promise<HubError> {
   expect(e).toBeInstanceOf(HubError);
   return e as HubError;
 }
-/** A port nothing listens on: connection refused, as when the Hub cannot be reached. */
-async function deadEndpoint(): Promise<string> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('pullModel against a local Hub', () => {
   it('pulls the sharded safetensors, config, tokenizer and chat template (nothing else) and the import loads them', async () => {
@@ -76,9 +66,15 @@ describe('pullModel against a local Hub', () => {
     const weights = readHfWeights(r.dir).tensors;
     const original = readHfWeights(folder).tensors;
     expect([...weights.keys()].sort()).toEqual([...original.keys()].sort());
-    const entry = await importModel({ hfDir: r.dir, name: 'pulled', modelsDir: join(tmp.make(), 'models') });
+    const modelsDir = join(tmp.make(), 'models');
+    const entry = await importModel({ hfDir: r.dir, name: 'pulled', modelsDir });
     expect(entry.architecture).toBe('LlamaForCausalLM');
     expect(entry.config).toEqual(nanoConfig());
+    // It loads as the model that was served: every weight the same numbers.
+    const loaded = loadModel(modelsDir, 'pulled');
+    const served = randomWeights(nanoConfig(), 3);
+    expect([...loaded.weights.keys()].sort()).toEqual([...served.keys()].sort());
+    for (const [k, v] of served) expect(loaded.weights.get(k)).toEqual(v);
   });
 
   it('continues a download cut mid-file with a Range request, and one a previous pull left half done', async () => {
