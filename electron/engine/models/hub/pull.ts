@@ -103,7 +103,7 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
     return snap ? { ...snap, revision, fromCache: true, downloadedBytes: 0, note } : null;
   };
   if (opts.offline ?? envOffline()) {
-    const hit = fromCache('offline (HF_HUB_OFFLINE): used the cached snapshot without asking the Hub');
+    const hit = fromCache('offline: used the cached snapshot without asking the Hub');
     if (hit) return hit;
     const cached = cachedRefs(opts.cacheDir);
     throw new HubError('NOT_CACHED', `offline, and ${repo}@${revision} was never pulled here; cached models: ${cached.length ? cached.join(', ') : 'none'}`);

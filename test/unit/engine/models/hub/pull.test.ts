@@ -132,6 +132,13 @@ describe('pullModel against a local Hub', () => {
     const offline = await pullModel({ ref: 'tiny/llama', cacheDir: cache, endpoint: hub.url, offline: true });
     expect(offline).toMatchObject({ fromCache: true, commit: COMMIT, dir: first.dir, downloadedBytes: 0 });
     expect(hub.requests).toEqual([]);
+    process.env.HF_HUB_OFFLINE = '1';
+    try {
+      expect(await pullModel({ ref: 'tiny/llama', cacheDir: cache, endpoint: hub.url })).toMatchObject({ fromCache: true, note: expect.stringContaining('offline') });
+      expect(hub.requests).toEqual([]);
+    } finally {
+      delete process.env.HF_HUB_OFFLINE;
+    }
 
     const dead = await deadEndpoint();
     const away = await pullModel({ ref: 'tiny/llama', cacheDir: cache, endpoint: dead });
