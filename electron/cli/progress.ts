@@ -6,7 +6,8 @@ export interface Progress {
   stop(): void;
 }
 
-function eta(ms: number | null): string {
+/** Time left as "42s" or "3m05s", "…" while unknown. */
+export function eta(ms: number | null): string {
   if (ms === null) return '…';
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;

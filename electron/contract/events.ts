@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, Step, Timestamp } from './common';
 import { Job } from './jobs';
+import { ModelsPullProgress } from './models';
 import { RunStatus } from './runs';
 import { RolloutId, RolloutMode } from './trajectories';
 
@@ -19,6 +20,8 @@ export const events = {
   'run.log': z.strictObject({ runId: Id, level: z.enum(['info', 'warn', 'error']), message: z.string(), time: Timestamp }),
   'run.status': z.strictObject({ runId: Id, status: RunStatus, error: z.string().nullable() }),
   'job.update': Job,
+  /** A Hub pull's bytes so far (models.pull), at most a few a second. */
+  'models.pull.progress': ModelsPullProgress,
   /** The engine process itself: 'restarting' after a crash, 'ready' when serving again. */
   'engine.status': z.strictObject({ state: z.enum(['ready', 'restarting', 'down']), message: z.string() }),
 } as const;

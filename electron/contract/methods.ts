@@ -4,7 +4,7 @@ import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutpu
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesFitInput, MemoriesFitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
 import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
-import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelSummary } from './models';
+import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelsPullInput, ModelsPullOutput, ModelsSearchInput, ModelsSearchOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsLogInput, RunsLogOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
 import { Settings, SettingsSetInput } from './settings';
@@ -63,6 +63,8 @@ export const methods = {
   'envs.call': method(EnvsCallInput, EnvsCallOutput, 'Call one tool by hand in a fresh episode'),
   'models.list': method(Empty, ModelsListOutput, 'Imported Hugging Face models runs can pick'),
   'models.import': method(ModelsImportInput, ModelSummary, 'Import a Llama/Qwen2/Qwen3-style Hugging Face folder or GGUF file', 'writes'),
+  'models.search': method(ModelsSearchInput, ModelsSearchOutput, 'Search the Hugging Face Hub (HF_ENDPOINT) for text-generation models with safetensors weights'),
+  'models.pull': method(ModelsPullInput, ModelsPullOutput, 'Pull OWNER/NAME[@REVISION] from the Hub into the cache (resumable, sha256-checked; offline: the cache) and import it', 'writes'),
   'exports.list': method(Empty, ExportsListOutput, 'Exports written so far, newest first'),
   'exports.create': method(ExportsCreateInput, ExportRecord, "Export a run's checkpoint or an imported model as HF, ONNX, LoRA or GGUF", 'writes'),
   'jobs.list': method(Empty, JobsListOutput, 'Queued, running and recent jobs'),

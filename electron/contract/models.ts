@@ -24,6 +24,68 @@ export const ModelsImportInput = z
   .strictObject({ hfDir: FolderPath.optional(), ggufFile: FolderPath.optional(), name: ModelName.optional() })
   .refine((i) => (i.hfDir === undefined) !== (i.ggufFile === undefined), { message: 'give exactly one of hfDir (a Hugging Face folder) or ggufFile (a GGUF file)' });
 
+/** OWNER/NAME or OWNER/NAME@REVISION on the Hugging Face Hub (checked in full by the engine's Hub client). */
+export const HubModelRef = z.string().min(3).max(400);
+/** The caller's tag for a pull's progress events (a GUI panel tells its own pull from another's). */
+export const PullId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a pull id is 1–64 letters, digits, "_" or "-"');
+
+/**
+ * Pull a model from the Hub (HF_ENDPOINT, default https://huggingface.co; HF_TOKEN for gated repos, read by the
+ * engine from its own environment, never sent over the contract) into the data home's cache, then import it.
+ */
+export const ModelsPullInput = z.strictObject({
+  repo: HubModelRef,
+  /** Default: the repo's NAME. */
+  name: ModelName.optional(),
+  /** Use only the cache, never the network (HF_HUB_OFFLINE=1 does the same). */
+  offline: z.boolean().default(false),
+  pullId: PullId.optional(),
+});
+export const ModelsPullOutput = z.strictObject({
+  model: ModelSummary,
+  pullId: PullId,
+  repo: z.string(),
+  revision: z.string(),
+  /** The commit the revision named when pulled (the cache key). */
+  commit: z.string(),
+  /** True when nothing was downloaded. */
+  fromCache: z.boolean(),
+  downloadedBytes: z.number().int().nonnegative(),
+  totalBytes: z.number().int().nonnegative(),
+  files: z.array(z.string()),
+  /** Why the cache was used without the Hub (offline, unreachable). */
+  note: z.string().nullable(),
+});
+export type ModelsPullOutput = z.infer<typeof ModelsPullOutput>;
+
+export const ModelsSearchInput = z.strictObject({ query: z.string().trim().min(1).max(100), limit: z.number().int().min(1).max(50).default(20) });
+export const HubSearchHit = z.strictObject({
+  id: z.string(),
+  downloads: z.number(),
+  likes: z.number(),
+  gated: z.boolean(),
+  pipelineTag: z.string().nullable(),
+  lastModified: z.string().nullable(),
+});
+export type HubSearchHit = z.infer<typeof HubSearchHit>;
+/** Text-generation models with safetensors weights, most downloaded first. */
+export const ModelsSearchOutput = z.strictObject({ endpoint: z.string(), items: z.array(HubSearchHit) });
+
+export const PullPhase = z.enum(['resolving', 'downloading', 'importing', 'done']);
+export const ModelsPullProgress = z.strictObject({
+  pullId: PullId,
+  repo: z.string(),
+  phase: PullPhase,
+  /** The file moving now (downloading). */
+  file: z.string().nullable(),
+  doneBytes: z.number().int().nonnegative(),
+  totalBytes: z.number().int().nonnegative(),
+  /** 0..1, null until the tree's sizes are known. */
+  fraction: z.number().min(0).max(1).nullable(),
+  etaMs: z.number().nullable(),
+});
+export type ModelsPullProgress = z.infer<typeof ModelsPullProgress>;
+
 export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf', 'verl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 

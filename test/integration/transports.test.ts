@@ -15,6 +15,7 @@ import { createWebSocketTransport } from '../../renderer/src/api/websocket-trans
 import { detectGpu } from '../../electron/engine/system/gpu-setup';
 import { exportModel, importModel } from '../../electron/engine/models';
 import { seedCheckpointedRun } from '../helpers/checkpoint';
+import { type HubServer, repoFromFolder, startHubServer } from '../helpers/hub-server';
 import { testEngine } from '../helpers/engine';
 import { nanoConfig, randomWeights, smallTokenizer } from '../unit/engine/models/fixtures';
 
@@ -54,6 +55,8 @@ async function settled(api: WorkbenchApi, id: string) {
 
 let env: ReturnType<typeof testEngine>;
 let server: RunningServer;
+let hub: HubServer;
+const savedEndpoint = process.env.HF_ENDPOINT;
 let ws: ReturnType<typeof createWebSocketTransport>;
 const transports: Array<[string, () => WorkbenchApi]> = [];
 let fixtures: { policyRun: string; runId: string; rolloutId: number; rehearsedId: number; memoryId: number; hfDir: string; ggufFile: string; vocabSize: number; fsServer: string; sandbox: string; taskFile: string; goldTaskFile: string };
@@ -121,6 +124,9 @@ beforeAll(async () => {
   const ggufDir = path.join(env.home, 'inbox', 'tiny-llama-gguf');
   await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'gguf', ggufDtype: 'f32', outDir: ggufDir });
   const ggufFile = path.join(ggufDir, 'model-f32.gguf');
+  // The same folder served as a Hub repo (sharded) by a local Hub-shaped server the engine reaches through HF_ENDPOINT.
+  hub = await startHubServer({ 'tiny/llama': repoFromFolder(hfDir, 'd'.repeat(40)) });
+  process.env.HF_ENDPOINT = hub.url;
   const sandbox = path.join(env.home, 'sandbox');
   fs.mkdirSync(sandbox, { recursive: true });
   fs.writeFileSync(path.join(sandbox, 'hello.txt'), 'hello from the sandbox');
@@ -138,6 +144,9 @@ beforeAll(async () => {
 afterAll(async () => {
   ws?.close();
   await server?.close();
+  await hub?.close();
+  if (savedEndpoint === undefined) delete process.env.HF_ENDPOINT;
+  else process.env.HF_ENDPOINT = savedEndpoint;
   await env?.cleanup();
 });
 
@@ -360,6 +369,27 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     const fromGguf = await api.call('models.import', { ggufFile: fixtures.ggufFile, name: `${name}-gguf` });
     expect(fromGguf).toMatchObject({ name: `${name}-gguf`, architecture: 'LlamaForCausalLM', vocabSize: fixtures.vocabSize, paramCount: model.paramCount });
     await expect(api.call('models.import', { hfDir: fixtures.hfDir, ggufFile: fixtures.ggufFile, name: `${name}-both` })).rejects.toMatchObject({ code: 'invalid_input' });
+  },
+  'models.search': async (api) => {
+    const found = await api.call('models.search', { query: 'llama' });
+    expect(found).toMatchObject({ endpoint: hub.url, items: [{ id: 'tiny/llama', gated: false }] });
+    expect((await api.call('models.search', { query: 'no-such-model' })).items).toEqual([]);
+  },
+  'models.pull': async (api) => {
+    const pullId = `p${Math.random().toString(36).slice(2, 10)}`;
+    const seen: Array<{ phase: string; fraction: number | null }> = [];
+    const off = api.on('models.pull.progress', (p) => p.pullId === pullId && seen.push(p));
+    const name = `pulled-${pullId}`;
+    const r = await api.call('models.pull', { repo: 'tiny/llama', name, pullId });
+    off();
+    expect(r).toMatchObject({ pullId, repo: 'tiny/llama', revision: 'main', commit: 'd'.repeat(40), model: { name, architecture: 'LlamaForCausalLM', vocabSize: fixtures.vocabSize } });
+    expect(r.files).toContain('model-00002-of-00002.safetensors');
+    expect((await api.call('models.list')).items.map((m) => m.name)).toContain(name);
+    // The events came over this transport: resolving first, done last at the whole size.
+    expect(seen[0]?.phase).toBe('resolving');
+    expect(seen.at(-1)).toMatchObject({ phase: 'done', fraction: 1 });
+    await expect(api.call('models.pull', { repo: 'tiny/llama', name })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(api.call('models.pull', { repo: 'not a repo' })).rejects.toMatchObject({ code: 'invalid_input' });
   },
   'exports.list': async (api) => expect(Array.isArray((await api.call('exports.list')).items)).toBe(true),
   'exports.create': async (api) => {

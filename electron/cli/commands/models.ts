@@ -3,6 +3,7 @@ import { ExportFormat } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
+import { registerHubCommands } from './models-hub';
 
 const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
 
@@ -20,16 +21,18 @@ export function registerModels(program: Command): void {
       }),
     );
 
-  leaf(program.command('models').description('imported models')).action(
+  const models = program.command('models').description('imported models; pull one from the Hugging Face Hub');
+  leaf(models.command('list', { isDefault: true }).description('imported models')).action(
     act(async (_args, opts, out) => {
       const { items } = await withEngine(opts.home, (api) => api.call('models.list'));
       out.result({ items }, () =>
         items.length === 0
-          ? 'No imported models. Import one with `envace import --hf DIR`.'
+          ? 'No imported models. Import one with `envace import --hf DIR` or pull one with `envace models pull OWNER/NAME`.'
           : table([['NAME', 'ARCHITECTURE', 'PARAMS', 'LAYERS', 'WIDTH', 'VOCAB', 'SOURCE'], ...items.map((m) => [m.name, m.architecture, `${(m.paramCount / 1e6).toFixed(2)}M`, String(m.nLayers), String(m.dModel), String(m.vocabSize), m.source])]),
       );
     }),
   );
+  registerHubCommands(models);
 
   leaf(program.command('export').description("export a run's checkpoint or an imported model as hf, onnx, lora or gguf; a run as a verl training folder (verl)"))
     .option('--run <id>', 'run id')

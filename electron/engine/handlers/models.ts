@@ -8,12 +8,18 @@ import type { ExportOptions, LoraBaseOptions, ModelCard, ModelEntry } from '../m
 type ModelsModule = typeof import('../models');
 let modelsModule: Promise<ModelsModule> | undefined;
 const models = () => (modelsModule ??= import('../models'));
+type HubModule = typeof import('../models/hub');
+let hubModule: Promise<HubModule> | undefined;
+const hub = () => (hubModule ??= import('../models/hub'));
 import type { EngineServices, RequestContext } from '../system/services';
 import type { VerlRun } from '../models/verl/export';
 import { checkpointDir } from '../runs/training';
 import { UserPathError, confineUserPath, rootsForTransport } from '../home/user-paths';
 import { envOptions } from '../algorithms/env-options';
 import type { HandlerGroup } from './types';
+import { randomUUID } from 'node:crypto';
+import { EtaEstimator } from '../jobs/eta';
+import { hubCacheDir } from '../models/hub/cache';
 
 const summary = (e: ModelEntry): ModelSummary => ({
   name: e.name,
@@ -125,7 +131,45 @@ function asContractError(m: ModelsModule, error: unknown): never {
   throw error;
 }
 
-export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exports.list' | 'exports.create'> = (s) => ({
+/**
+ * The Hub client's errors as contract errors: what the network or the Hub refused (unreachable, offline
+ * and not cached, HF_TOKEN missing or refused, bad bytes) is not available here now; what the request
+ * named wrong (the id, an architecture or size the import cannot take) is invalid input.
+ */
+function hubContractError(h: HubModule, m: ModelsModule, error: unknown): never {
+  if (error instanceof h.HubError) {
+    switch (error.code) {
+      case 'NOT_FOUND':
+        throw new ContractError('not_found', error.message);
+      case 'UNREACHABLE':
+      case 'NOT_CACHED':
+      case 'AUTH':
+      case 'FORBIDDEN':
+      case 'CHECKSUM':
+      case 'BAD_RESPONSE':
+        throw new ContractError('not_available', error.message);
+      default:
+        throw new ContractError('invalid_input', error.message);
+    }
+  }
+  return asContractError(m, error);
+}
+
+/** Progress events of one pull: every phase change and file change, else at most five a second. */
+function pullProgress(s: EngineServices, pullId: string, repo: string) {
+  const eta = new EtaEstimator();
+  let last = { phase: '', file: '', at: 0 };
+  return (p: { phase: 'resolving' | 'downloading' | 'importing' | 'done'; file: string; doneBytes: number; totalBytes: number }) => {
+    const now = Date.now();
+    const fraction = p.totalBytes > 0 ? Math.min(1, p.doneBytes / p.totalBytes) : null;
+    const etaMs = fraction === null ? null : eta.update(fraction, now);
+    if (p.phase === last.phase && p.file === last.file && now - last.at < 200 && fraction !== 1) return;
+    last = { phase: p.phase, file: p.file, at: now };
+    s.events.emit('models.pull.progress', { pullId, repo, phase: p.phase, file: p.file || null, doneBytes: p.doneBytes, totalBytes: p.totalBytes, fraction, etaMs: p.phase === 'done' ? 0 : etaMs });
+  };
+}
+
+export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'models.search' | 'models.pull' | 'exports.list' | 'exports.create'> = (s) => ({
   'models.list': async () => ({ items: (await models()).listModels(s.paths.models).map(summary) }),
   'models.import': async ({ hfDir, ggufFile, name }, ctx) => {
     const m = await models();
@@ -134,6 +178,34 @@ export const modelsHandlers: HandlerGroup<'models.list' | 'models.import' | 'exp
         ? m.importGgufModel({ ggufFile: confine(ctx, ggufFile, s.paths.home, 'the GGUF file'), name, modelsDir: s.paths.models })
         : m.importModel({ hfDir: confine(ctx, hfDir!, s.paths.home, 'the model folder'), name, modelsDir: s.paths.models });
     return summary(await imported.catch((e) => asContractError(m, e)));
+  },
+  'models.search': async ({ query, limit }) => {
+    const [h, m] = await Promise.all([hub(), models()]);
+    const conn = { endpoint: await Promise.resolve().then(() => h.hubEndpoint()).catch((e) => hubContractError(h, m, e)), token: process.env.HF_TOKEN || undefined };
+    const items = await h.searchModels(conn, query, limit).catch((e) => hubContractError(h, m, e instanceof h.NetworkFailure ? h.unreachableError(conn, e) : e));
+    return { endpoint: conn.endpoint, items };
+  },
+  'models.pull': async ({ repo, name, offline, pullId }) => {
+    const [h, m] = await Promise.all([hub(), models()]);
+    const id = pullId ?? randomUUID();
+    const report = pullProgress(s, id, repo);
+    const { pull, entry } = await h
+      .pullAndImport({ ref: repo, name, offline: offline || undefined, cacheDir: hubCacheDir(s.paths.home), modelsDir: s.paths.models, onProgress: report })
+      .catch((e) => hubContractError(h, m, e));
+    const totalBytes = pull.files.reduce((n, f) => n + f.size, 0);
+    report({ phase: 'done', file: '', doneBytes: totalBytes, totalBytes });
+    return {
+      model: summary(entry),
+      pullId: id,
+      repo: pull.repo,
+      revision: pull.revision,
+      commit: pull.commit,
+      fromCache: pull.fromCache,
+      downloadedBytes: pull.downloadedBytes,
+      totalBytes,
+      files: pull.files.map((f) => f.path),
+      note: pull.note,
+    };
   },
   'exports.list': () => ({ items: s.store.exports.list() }),
   'exports.create': async ({ source, format, outDir, ggufDtype, force, loraBase }, ctx) => {

@@ -6,6 +6,7 @@ export const views = [
   { id: 'trajectories', label: 'Trajectories', hint: 'Rollouts turn by turn' },
   { id: 'memory', label: 'Memory', hint: 'Rehearsal memories' },
   { id: 'evaluate', label: 'Evaluate', hint: 'Held-out evaluation' },
+  { id: 'models', label: 'Models', hint: 'Imported models; pull from the Hub' },
   { id: 'export', label: 'Export', hint: 'Write a model file' },
   { id: 'envs', label: 'Environments', hint: 'Tools, schemas and tasks' },
   { id: 'system', label: 'System', hint: 'Versions, providers, data home' },
