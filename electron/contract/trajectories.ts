@@ -54,8 +54,11 @@ export const Turn = z.strictObject({
 export type Turn = z.infer<typeof Turn>;
 
 export const ChecklistBreakdown = z.strictObject({
+  /** Over the checkable items only; 0 when none is checkable (then `unchecked`). */
   score: z.number(),
   formatError: z.boolean(),
+  /** No checkable item carries weight (every requirement is an NL assertion): the score says nothing. */
+  unchecked: z.literal(true).optional(),
   items: z.array(
     z.strictObject({
       index: z.number().int(),
@@ -64,6 +67,8 @@ export const ChecklistBreakdown = z.strictObject({
       weight: z.number(),
       passed: z.boolean(),
       detail: z.string().optional(),
+      /** An NL assertion: needs an LLM judge, which we do not run; neither passed nor in the score. */
+      unchecked: z.literal(true).optional(),
     }),
   ),
 });

@@ -6,6 +6,7 @@ import { routeHref } from '../../app/routes';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { formatNumber, formatPercent } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
+import { checklistSummary, type Checklist } from './checklist-summary';
 import { observationDiff } from './observation-diff';
 import { TokenHeat } from './TokenHeat';
 import type { HeatMeasure } from './token-heat';
@@ -99,6 +100,23 @@ function RealityCheckButton({ id, onChecked }: { id: number; onChecked: (result:
   );
 }
 
+/** The checklist's items: ✓ / ✗ for what was checked, ? for what needs a judge. */
+function ChecklistDetails({ checklist }: { checklist: Checklist }) {
+  return (
+    <details data-testid="rollout-checklist">
+      <summary>{checklistSummary(checklist)}</summary>
+      <ul>
+        {checklist.items.map((item) => (
+          <li key={item.index} data-unchecked={item.unchecked ? 'true' : undefined}>
+            {item.unchecked ? '?' : item.passed ? '✓' : '✗'} {item.description}{' '}
+            <span className="muted">{item.unchecked ? '(unchecked: needs an LLM judge; not in the score)' : `(weight ${item.weight}${item.detail ? `; ${item.detail}` : ''})`}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** One rollout as a vertical timeline of turns coloured by role, with its checklist. */
 export function RolloutDetail({ id }: { id: number }) {
   const rollout = useCall('trajectories.get', { id });
@@ -128,21 +146,7 @@ export function RolloutDetail({ id }: { id: number }) {
         </p>
         {rehearsed && <RealityCheckButton id={r.id} onChecked={setChecked} />}
         {checked?.rollout.id === id && <FidelitySummary summary={checked.summary} />}
-        {r.checklist && (
-          <details>
-            <summary>
-              Checklist score {formatPercent(r.checklist.score)}
-              {r.checklist.formatError ? ' · format error (score 0)' : ''}
-            </summary>
-            <ul>
-              {r.checklist.items.map((item) => (
-                <li key={item.index}>
-                  {item.passed ? '✓' : '✗'} {item.description} <span className="muted">(weight {item.weight}{item.detail ? `; ${item.detail}` : ''})</span>
-                </li>
-              ))}
-            </ul>
-          </details>
-        )}
+        {r.checklist && <ChecklistDetails checklist={r.checklist} />}
       </div>
       <p className="legend" aria-label="Role colours">
         {(['prompt', 'act', 'rehearse', 'env', 'memory'] as const).map((role) => (

@@ -51,3 +51,37 @@ describe('RolloutDetail reality check', () => {
     expect(screen.queryByTestId('reality-check')).toBeNull();
   });
 });
+
+describe('RolloutDetail checklist', () => {
+  const item = (index: number, p: { description: string; passed: boolean; unchecked?: true; weight?: number }) => ({ index, kind: p.unchecked ? 'nl-assertion' : 'no-call', weight: p.weight ?? 1, ...p });
+  const withChecklist = (checklist: Rollout['checklist']): Rollout => ({ ...rollout([turn(0, 'prompt', 'go'), turn(1, 'act', '<answer>Done.</answer>')]), mode: 'real', checklist });
+
+  it('says a checklist with only NL assertions is unchecked, not a score, and marks each assertion ?', async () => {
+    const stored = withChecklist({
+      score: 0,
+      formatError: false,
+      unchecked: true,
+      items: [item(0, { description: 'The task is created successfully', passed: false, unchecked: true, weight: 0 }), item(1, { description: 'The user is complimented', passed: false, unchecked: true, weight: 0 })],
+    });
+    renderWith(() => ({}), stored);
+    const box = await screen.findByTestId('rollout-checklist');
+    expect(box.querySelector('summary')?.textContent).toBe('Checklist unchecked: all 2 requirements need an LLM judge (reward 0, never a success)');
+    expect([...box.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      '? The task is created successfully (unchecked: needs an LLM judge; not in the score)',
+      '? The user is complimented (unchecked: needs an LLM judge; not in the score)',
+    ]);
+    expect(box.textContent).not.toContain('%');
+  });
+
+  it('scores the checkable items and counts the unchecked assertion apart', async () => {
+    const stored = withChecklist({
+      score: 1,
+      formatError: false,
+      items: [item(0, { description: 'did not call cancel_pending_order', passed: true }), item(1, { description: 'Agent should tell the materials', passed: false, unchecked: true, weight: 0 })],
+    });
+    renderWith(() => ({}), stored);
+    const box = await screen.findByTestId('rollout-checklist');
+    expect(box.querySelector('summary')?.textContent).toBe('Checklist score 100 % of the checkable items · 1 unchecked: needs an LLM judge');
+    expect([...box.querySelectorAll('li')].map((li) => li.textContent?.slice(0, 2))).toEqual(['✓ ', '? ']);
+  });
+});
