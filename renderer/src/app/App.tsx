@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { DashboardView } from '../views/dashboard/DashboardView';
 import { EnvsView } from '../views/envs/EnvsView';
 import { MemoryView } from '../views/memory/MemoryView';
+import { ModelsView } from '../views/models/ModelsView';
 import { NewRunView } from '../views/new-run/NewRunView';
 import { ExportView } from '../views/export/ExportView';
 import { EvaluateView } from '../views/evaluate/EvaluateView';
@@ -32,6 +33,8 @@ function renderView(route: Route): ReactNode {
       return <EvaluateView runId={route.params.run} step={route.params.step} />;
     case 'export':
       return <ExportView runId={route.params.run} />;
+    case 'models':
+      return <ModelsView />;
     case 'envs':
       return <EnvsView selected={route.params.id} adding={route.params.add === '1'} />;
     case 'system':

@@ -7,6 +7,7 @@ export const views = [
   { id: 'memory', label: 'Memory', hint: 'Rehearsal memories' },
   { id: 'evaluate', label: 'Evaluate', hint: 'Held-out evaluation' },
   { id: 'export', label: 'Export', hint: 'Write a model file' },
+  { id: 'models', label: 'Models', hint: 'Import pretrained models' },
   { id: 'envs', label: 'Environments', hint: 'Tools, schemas and tasks' },
   { id: 'system', label: 'System', hint: 'Versions, providers, data home' },
   { id: 'settings', label: 'Settings', hint: 'Data home and defaults' },
