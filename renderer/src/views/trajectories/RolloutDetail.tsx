@@ -29,7 +29,9 @@ function RealityCheck({ turn }: { turn: Turn }) {
         {turn.fidelity && (
           <>
             {' '}
-            · exact {turn.fidelity.exact ? 'yes' : 'no'} · JSON F1 {formatPercent(turn.fidelity.jsonF1)} · similarity {formatPercent(turn.fidelity.similarity)}
+            · exact {turn.fidelity.exact ? 'yes' : 'no'} ·{' '}
+            {turn.fidelity.jsonF1 !== null ? `JSON F1 ${formatPercent(turn.fidelity.jsonF1)}` : `token F1 ${formatPercent(turn.fidelity.tokenF1)} (not JSON)`} · similarity{' '}
+            {formatPercent(turn.fidelity.similarity)}
           </>
         )}
       </p>
@@ -59,8 +61,12 @@ function FidelitySummary({ summary }: { summary: RealityCheckOutput['summary'] }
       <dt>Mean similarity</dt>
       <dd>{formatPercent(summary.meanSimilarity)}</dd>
       <dt>Mean JSON F1</dt>
-      <dd title="over the observations the real environment answered in JSON; an imagined one that is not JSON counts 0">
-        {summary.meanJsonF1 === null ? 'no real observation was JSON' : formatPercent(summary.meanJsonF1)}
+      <dd title="field F1 over the observations the real environment answered in JSON; an imagined one that is not JSON counts 0">
+        {summary.meanJsonF1 === null ? 'no real observation was JSON' : `${formatPercent(summary.meanJsonF1)} over ${summary.jsonCompared}`}
+      </dd>
+      <dt>Mean token F1</dt>
+      <dd title="F1 of the bags of words, over the observations that were not JSON (errors, prose)">
+        {summary.meanTokenF1 === null ? 'every real observation was JSON' : `${formatPercent(summary.meanTokenF1)} over ${summary.textCompared}`}
       </dd>
       <dt>Real env calls made</dt>
       <dd>{summary.envCalls}</dd>

@@ -28,14 +28,18 @@ function renderWith(realityCheck: () => unknown, stored: Rollout = imagined) {
 
 describe('RolloutDetail reality check', () => {
   it('puts the real observation beside the imagined one, with the figures', async () => {
-    const checked = rollout([...imagined.turns.slice(0, 2), turn(2, 'rehearse', 'two users: ann and bob', { realText: 'two users: ann and cy', fidelity: { exact: false, jsonF1: null, similarity: 0.8 } })]);
-    const fake = renderWith(() => ({ rollout: checked, summary: { compared: 1, exactRate: 0, meanSimilarity: 0.8, meanJsonF1: null, envCalls: 1 } }));
+    const checked = rollout([...imagined.turns.slice(0, 2), turn(2, 'rehearse', 'two users: ann and bob', { realText: 'two users: ann and cy', fidelity: { exact: false, jsonF1: null, tokenF1: 0.75, similarity: 0.8 } })]);
+    const fake = renderWith(() => ({
+      rollout: checked,
+      summary: { compared: 1, exactRate: 0, meanSimilarity: 0.8, meanJsonF1: null, jsonCompared: 0, meanTokenF1: 0.75, textCompared: 1, envCalls: 1 },
+    }));
     fireEvent.click(await screen.findByTestId('reality-check'));
     const diff = await screen.findByTestId('reality-diff');
     expect(diff.querySelector('del')?.textContent).toBe('bob');
     expect(diff.querySelector('ins')?.textContent).toBe('cy');
     const figures = [...screen.getByTestId('reality-summary').querySelectorAll('dd')].map((dd) => dd.textContent);
-    expect(figures).toEqual(['1', '0 %', '80 %', 'no real observation was JSON', '1']);
+    expect(figures).toEqual(['1', '0 %', '80 %', 'no real observation was JSON', '75 % over 1', '1']);
+    expect(diff.textContent).toContain('token F1 75 % (not JSON)');
     expect(fake.calls.find((c) => c.method === 'trajectories.realityCheck')?.input).toEqual({ id: 7 });
   });
 
