@@ -33,7 +33,10 @@ export type RolloutSummary = z.infer<typeof RolloutSummary>;
 
 export const Fidelity = z.strictObject({
   exact: z.boolean(),
+  /** Field F1, where the real observation is JSON; null where it is not. */
   jsonF1: z.number().nullable(),
+  /** Token F1 (bags of words), where the real observation is not JSON; null where it is (absent in checks stored before it existed). */
+  tokenF1: z.number().nullable().optional(),
   similarity: z.number(),
 });
 export type Fidelity = z.infer<typeof Fidelity>;
@@ -54,8 +57,11 @@ export const Turn = z.strictObject({
 export type Turn = z.infer<typeof Turn>;
 
 export const ChecklistBreakdown = z.strictObject({
+  /** Over the checkable items only; 0 when none is checkable (then `unchecked`). */
   score: z.number(),
   formatError: z.boolean(),
+  /** No checkable item carries weight (every requirement is an NL assertion): the score says nothing. */
+  unchecked: z.literal(true).optional(),
   items: z.array(
     z.strictObject({
       index: z.number().int(),
@@ -64,6 +70,8 @@ export const ChecklistBreakdown = z.strictObject({
       weight: z.number(),
       passed: z.boolean(),
       detail: z.string().optional(),
+      /** An NL assertion: needs an LLM judge, which we do not run; neither passed nor in the score. */
+      unchecked: z.literal(true).optional(),
     }),
   ),
 });
@@ -90,16 +98,23 @@ export const RealityCheckInput = z.strictObject({ id: RolloutId });
 
 export const TextField = Text;
 
+export const RealityCheckSummary = z.strictObject({
+  /** Rehearsed observations compared with the real environment's. */
+  compared: z.number().int(),
+  exactRate: z.number(),
+  meanSimilarity: z.number(),
+  /** Mean field F1 over the `jsonCompared` observations the world answered in JSON; null when none were. */
+  meanJsonF1: z.number().nullable(),
+  jsonCompared: z.number().int(),
+  /** Mean token F1 over the `textCompared` others (errors, prose); null when none were. */
+  meanTokenF1: z.number().nullable(),
+  textCompared: z.number().int(),
+  envCalls: z.number().int(),
+});
+export type RealityCheckSummary = z.infer<typeof RealityCheckSummary>;
+
 /** A reality check: the rollout with each rehearsed observation's real counterpart, and the figures. */
 export const RealityCheckOutput = z.strictObject({
   rollout: Rollout,
-  summary: z.strictObject({
-    /** Rehearsed observations compared with the real environment's. */
-    compared: z.number().int(),
-    exactRate: z.number(),
-    meanSimilarity: z.number(),
-    /** Mean over observations that were JSON on both sides; null when none were. */
-    meanJsonF1: z.number().nullable(),
-    envCalls: z.number().int(),
-  }),
+  summary: RealityCheckSummary,
 });

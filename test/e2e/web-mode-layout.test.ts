@@ -182,6 +182,7 @@ describe.each(SIZES)('web mode at $width×$height', (size) => {
     { view: 'memory', hash: () => '#/memory', ready: (p) => p.getByRole('heading', { level: 1 }).waitFor() },
     { view: 'evaluate', hash: () => `#/evaluate?run=${runId}`, ready: (p) => p.getByRole('heading', { name: 'Results' }).waitFor() },
     { view: 'export', hash: () => `#/export?run=${runId}`, ready: (p) => p.getByTestId('export-run').waitFor() },
+    { view: 'models', hash: () => '#/models', ready: (p) => p.getByTestId('gguf-import').waitFor() },
     { view: 'environments', hash: () => '#/envs?id=mock', ready: (p) => p.getByTestId('env-detail').waitFor({ timeout: patience(90_000) }) },
     { view: 'system', hash: () => '#/system', ready: (p) => p.getByRole('heading', { level: 1, name: 'System' }).waitFor() },
     { view: 'settings', hash: () => '#/settings', ready: (p) => p.getByTestId('settings-defaults').waitFor() },

@@ -2,10 +2,10 @@
  * World-model fidelity (algorithms.md "Evaluation"): replay a rehearsed rollout's actions in the real
  * environment and compare each imagined observation with what the world actually said.
  */
-import type { Fidelity, TurnRole } from '../../contract';
+import type { Fidelity, RealityCheckSummary, TurnRole } from '../../contract';
 import { parseAction } from '../envs/parser';
 import type { Task, ToolEnv } from '../envs/types';
-import { charNgramCosine, jsonF1 } from './rwml';
+import { charNgramCosine, jsonF1, tokenF1 } from './rwml';
 
 export interface RealityCheck {
   /** Index of the rehearsed turn in the rollout. */
@@ -24,15 +24,41 @@ function isJson(text: string): boolean {
 }
 
 /**
- * Exact (after trimming), field F1 wherever the real observation is JSON, and character n-gram
- * similarity. An imagined observation that is not JSON where the world answered JSON recovered no
- * field: F1 0, not left out (leaving it out made the mean read only the rehearsals that got the shape right).
+ * Exact (after trimming), field F1 wherever the real observation is JSON, token F1 wherever it is not,
+ * and character n-gram similarity. An imagined observation that is not JSON where the world answered
+ * JSON recovered no field: F1 0, not left out (leaving it out made the mean read only the rehearsals
+ * that got the shape right).
  */
 export function observationFidelity(predicted: string, real: string): Fidelity {
+  const json = isJson(real);
   return {
     exact: predicted.trim() === real.trim(),
-    jsonF1: isJson(real) ? (isJson(predicted) ? jsonF1(predicted, real) : 0) : null,
+    jsonF1: json ? (isJson(predicted) ? jsonF1(predicted, real) : 0) : null,
+    tokenF1: json ? null : tokenF1(predicted, real),
     similarity: charNgramCosine(predicted, real),
+  };
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const present = (xs: Array<number | null | undefined>) => xs.filter((x): x is number => typeof x === 'number');
+
+/**
+ * The figures over one reality check: every compared observation is in the exact rate and the
+ * similarity, and in exactly one F1 — the field F1 where the world answered JSON, the token F1 where
+ * it did not — with the count of each, so no observation drops out of the F1s unseen.
+ */
+export function summariseFidelity(checks: ReadonlyArray<{ fidelity: Fidelity }>): RealityCheckSummary {
+  const json = present(checks.map((c) => c.fidelity.jsonF1));
+  const text = present(checks.map((c) => (c.fidelity.jsonF1 === null ? c.fidelity.tokenF1 : null)));
+  return {
+    compared: checks.length,
+    exactRate: mean(checks.map((c) => (c.fidelity.exact ? 1 : 0))),
+    meanSimilarity: mean(checks.map((c) => c.fidelity.similarity)),
+    meanJsonF1: json.length ? mean(json) : null,
+    jsonCompared: json.length,
+    meanTokenF1: text.length ? mean(text) : null,
+    textCompared: text.length,
+    envCalls: checks.length,
   };
 }
 

@@ -70,6 +70,15 @@ export function jsonF1(predicted: string, real: string): number {
 
 const words = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
 
+/**
+ * Token F1 (SQuAD's): the F1 of the two bags of lower-cased whitespace tokens, order ignored. The
+ * reality check's figure for observations that are not JSON (an error message, prose), where there
+ * are no fields to count.
+ */
+export function tokenF1(predicted: string, real: string): number {
+  return multisetF1(words(predicted), words(real));
+}
+
 /** Above this many LCS cells (|a|·|b|) the character similarity is the n-gram cosine, which is linear. */
 const MAX_LCS_CELLS = 1 << 22;
 

@@ -4,6 +4,12 @@
  * One scorer for real and rehearsed rollouts: it reads only the transcript (calls made, final
  * answer, messages sent), never the environment. Score = Σ weights of passed items / Σ weights;
  * any tool-format error in the episode scores 0, with the per-item breakdown still reported.
+ *
+ * `nl-assertion` items (requirements in words, for an LLM judge we do not run) are listed as unchecked
+ * and left out of both sums. A checklist with no checkable weight at all scores 0 and is marked
+ * `unchecked`: its reward must be a number, and a constant 0 gives every rollout of the task the same
+ * reward, so the task teaches nothing, instead of paying 1 for doing nothing (an empty checklist's
+ * 0 / 0 would have had to be read as full marks, and a no-op "Done." collected it).
  */
 import type { ChecklistItem, ChecklistItemResult, ChecklistResult, EpisodeTranscript, JsonValue, ToolCall } from './types';
 
@@ -130,8 +136,13 @@ export function describeItem(item: ChecklistItem): string {
       return `final answer ${item.match === 'set' ? 'is the set' : 'equals'} ${item.expected.map((e) => JSON.stringify(e)).join(' or ')}`;
     case 'communicate':
       return `told the user "${item.text}"`;
+    case 'nl-assertion':
+      return item.text;
   }
 }
+
+/** Why an `nl-assertion` item is neither passed nor failed, as the breakdown says it. */
+export const NL_ASSERTION_UNCHECKED = 'unchecked: needs an LLM judge (not in the score)';
 
 /** The calls that may earn credit, and those voided by an act over the call budget. */
 interface CallBudget {
@@ -181,17 +192,24 @@ function evaluate(item: ChecklistItem, t: EpisodeTranscript, b: CallBudget): { p
       const messages = t.answer !== null && !t.messages.includes(t.answer) ? [...t.messages, t.answer] : t.messages;
       return communicated(messages, item.text) ? { passed: true } : { passed: false, detail: 'not found in any message' };
     }
+    case 'nl-assertion':
+      return { passed: false, detail: NL_ASSERTION_UNCHECKED };
   }
 }
 
-/** Check a checklist is scorable: at least one item, weights finite and non-negative, some positive. */
+const checkable = (item: Pick<ChecklistItem, 'kind'>) => item.kind !== 'nl-assertion';
+
+/**
+ * Check a checklist is scorable: at least one item, weights finite and non-negative, and some checkable
+ * item with a positive weight, or else only NL assertions (then it scores as unchecked).
+ */
 export function validateChecklist(items: readonly ChecklistItem[]): void {
   if (!Array.isArray(items) || items.length === 0) throw new ChecklistError('checklist is empty');
   items.forEach((it, i) => {
     if (!Number.isFinite(it.weight) || it.weight < 0)
       throw new ChecklistError(`checklist item ${i} has weight ${it.weight}; weights must be finite and >= 0`);
   });
-  if (!items.some((it) => it.weight > 0)) throw new ChecklistError('checklist has no item with a positive weight');
+  if (!items.some((it) => it.weight > 0 || !checkable(it))) throw new ChecklistError('checklist has no item with a positive weight');
 }
 
 export function scoreChecklist(items: readonly ChecklistItem[], transcript: EpisodeTranscript, opts: ChecklistOptions = {}): ChecklistResult {
@@ -199,10 +217,13 @@ export function scoreChecklist(items: readonly ChecklistItem[], transcript: Epis
   const budget = applyBudget(items, transcript, opts);
   const results: ChecklistItemResult[] = items.map((item, index) => {
     const { passed, detail } = evaluate(item, transcript, budget);
-    return { index, kind: item.kind, description: describeItem(item), weight: item.weight, passed, ...(detail ? { detail } : {}) };
+    const unchecked = checkable(item) ? {} : { unchecked: true as const };
+    return { index, kind: item.kind, description: describeItem(item), weight: item.weight, passed, ...(detail ? { detail } : {}), ...unchecked };
   });
-  const total = results.reduce((s, r) => s + r.weight, 0);
-  const got = results.reduce((s, r) => s + (r.passed ? r.weight : 0), 0);
+  const scored = results.filter((r) => r.unchecked === undefined);
+  const total = scored.reduce((s, r) => s + r.weight, 0);
+  const got = scored.reduce((s, r) => s + (r.passed ? r.weight : 0), 0);
   const formatError = transcript.formatErrors > 0;
+  if (total === 0) return { score: 0, items: results, formatError, unchecked: true };
   return { score: formatError ? 0 : got / total, items: results, formatError };
 }

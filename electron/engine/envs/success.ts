@@ -11,7 +11,8 @@
 import type { ChecklistResult, Episode, EnvCheck } from './types';
 
 export function episodeSucceeded(episode: Pick<Episode, 'rejectedCalls'>, envCheck: EnvCheck, checklist: ChecklistResult): boolean {
-  if (!envCheck.passed || checklist.formatError) return false;
+  // A checklist with nothing checkable (only NL assertions) never makes a success, whatever the end state.
+  if (!envCheck.passed || checklist.formatError || checklist.unchecked) return false;
   if (episode.rejectedCalls === undefined) return true;
   return episode.rejectedCalls().length === 0 && checklist.items.every((i) => i.passed || i.weight === 0);
 }

@@ -54,7 +54,12 @@ export type ChecklistItem =
       tolerance?: number;
       description?: string;
     }
-  | { kind: 'communicate'; weight: number; text: string; description?: string };
+  | { kind: 'communicate'; weight: number; text: string; description?: string }
+  /**
+   * A requirement stated in words (tau2's NL assertions) that only an LLM judge could check, which we
+   * do not run: listed so the reader sees it, never passed, and kept out of the score whatever its weight.
+   */
+  | { kind: 'nl-assertion'; weight: number; text: string; description?: string };
 
 export interface ChecklistItemResult {
   index: number;
@@ -63,13 +68,17 @@ export interface ChecklistItemResult {
   weight: number;
   passed: boolean;
   detail?: string;
+  /** An item nothing here can check (an NL assertion): not passed, not in the score. */
+  unchecked?: true;
 }
 
 export interface ChecklistResult {
-  /** Σ weights passed / Σ weights, in [0, 1]; 0 on any tool-format error. */
+  /** Σ weights passed / Σ weights of the checkable items, in [0, 1]; 0 on any tool-format error, and 0 when none is checkable. */
   score: number;
   items: ChecklistItemResult[];
   formatError: boolean;
+  /** No checkable item carries weight (every requirement needs a judge): the score says nothing, and the episode is no success. */
+  unchecked?: true;
 }
 
 /** What an episode did, in the form the checklist scores (real and rehearsed alike). */

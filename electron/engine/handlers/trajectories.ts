@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ContractError, RunConfig, type Rollout } from '../../contract';
 import type { TextTokenizer } from '../../../native-models/tokenizer/text-tokenizer';
-import { realityCheck } from '../algorithms/fidelity';
+import { realityCheck, summariseFidelity } from '../algorithms/fidelity';
 import { envOptions } from '../algorithms/env-options';
 import { getEnv } from '../envs/registry';
 import type { HandlerGroup } from './types';
@@ -60,18 +60,7 @@ export const trajectoriesHandlers: HandlerGroup<'trajectories.list' | 'trajector
       }
       const checks = await realityCheck(env, task, rollout.turns);
       s.store.db.transaction(() => checks.forEach((c) => s.store.rollouts.setRealCounterpart(id, c.index, c.realText, c.fidelity)))();
-      const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-      const jsonScores = checks.map((c) => c.fidelity.jsonF1).filter((x): x is number => x !== null);
-      return {
-        rollout: requireRollout(id),
-        summary: {
-          compared: checks.length,
-          exactRate: mean(checks.map((c) => (c.fidelity.exact ? 1 : 0))),
-          meanSimilarity: mean(checks.map((c) => c.fidelity.similarity)),
-          meanJsonF1: jsonScores.length ? mean(jsonScores) : null,
-          envCalls: checks.length,
-        },
-      };
+      return { rollout: requireRollout(id), summary: summariseFidelity(checks) };
     },
   };
 };

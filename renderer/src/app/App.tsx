@@ -31,10 +31,10 @@ function renderView(route: Route): ReactNode {
       return <MemoryView memoryId={route.params.id} />;
     case 'evaluate':
       return <EvaluateView runId={route.params.run} step={route.params.step} />;
-    case 'models':
-      return <ModelsView />;
     case 'export':
       return <ExportView runId={route.params.run} />;
+    case 'models':
+      return <ModelsView />;
     case 'envs':
       return <EnvsView selected={route.params.id} adding={route.params.add === '1'} />;
     case 'system':

@@ -5,7 +5,7 @@ const sections: Array<{ title: string; ids: ViewId[] }> = [
   { title: 'Train', ids: ['runs', 'new', 'dashboard'] },
   { title: 'Inspect', ids: ['trajectories', 'memory', 'evaluate'] },
   { title: 'Ship', ids: ['export'] },
-  { title: 'Setup', ids: ['envs', 'system', 'settings'] },
+  { title: 'Setup', ids: ['models', 'envs', 'system', 'settings'] },
 ];
 
 export function Sidebar({ current }: { current: ViewId }) {

@@ -16,6 +16,6 @@ describe('hash routes', () => {
     expect(parseHash(href)).toEqual({ view: 'envs', params: { id: 'tau/retail v2' } });
   });
   it('covers every view of workbench.md plus the System and Settings panels', () => {
-    expect(views.map((v) => v.id)).toEqual(['runs', 'new', 'dashboard', 'trajectories', 'memory', 'evaluate', 'models', 'export', 'envs', 'system', 'settings']);
+    expect(views.map((v) => v.id)).toEqual(['runs', 'new', 'dashboard', 'trajectories', 'memory', 'evaluate', 'export', 'models', 'envs', 'system', 'settings']);
   });
 });

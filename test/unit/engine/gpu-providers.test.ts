@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { providerLines } from '../../../electron/cli/commands/system';
 import { RunConfig } from '../../../electron/contract';
@@ -34,16 +37,24 @@ describe('provider reasons', () => {
     }
   });
 
+  // Where onnxruntime-node's CUDA library is absent (as on the CI machines), its row says the command to paste.
+  const cudaLib = path.join(path.dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json')), 'bin', 'napi-v6', process.platform, process.arch, 'libonnxruntime_providers_cuda.so');
+  it.runIf(process.platform === 'linux' && !fs.existsSync(cudaLib))('a missing CUDA library names the installer as a command that runs after npm ci (npx)', async () => {
+    const cuda = (await availableProviders()).find((r) => r.provider === 'cuda');
+    expect(cuda?.available).toBe(false);
+    expect(cuda?.detail).toMatch(/not installed .*run `npx envace gpu setup` to install it$/);
+  });
+
   it('envace info prints one line per provider, the reason whole', () => {
     const lines = providerLines([
       { name: 'cpu', available: true, detail: 'loaded' },
-      { name: 'cuda', available: false, detail: 'CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `envace gpu setup` to install it' },
+      { name: 'cuda', available: false, detail: 'CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `npx envace gpu setup` to install it' },
       { name: 'webgpu', available: false, detail: `Failed to get a WebGPU adapter: No supported adapters${' and more'.repeat(20)}` },
     ]);
     expect(lines).toEqual([
       'providers:',
       '  cpu     loads',
-      '  cuda    does not load: CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `envace gpu setup` to install it',
+      '  cuda    does not load: CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `npx envace gpu setup` to install it',
       `  webgpu  does not load: Failed to get a WebGPU adapter: No supported adapters${' and more'.repeat(20)}`,
     ]);
   });

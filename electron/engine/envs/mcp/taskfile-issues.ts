@@ -12,6 +12,7 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   'no-call': ['kind', 'weight', 'name', 'arguments', 'description'],
   answer: ['kind', 'weight', 'expected', 'match', 'tolerance', 'description'],
   communicate: ['kind', 'weight', 'text', 'description'],
+  'nl-assertion': ['kind', 'weight', 'text', 'description'],
   state: ['kind', 'weight', 'tool', 'arguments', 'match', 'description'],
   match: ['contains', 'absent', 'equals', 'subset', 'numeric', 'tolerance'],
   gold: ['calls', 'answer'],

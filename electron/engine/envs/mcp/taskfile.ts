@@ -28,6 +28,8 @@ const checklistItem = z.discriminatedUnion('kind', [
     description: z.string().optional(),
   }),
   z.strictObject({ kind: z.literal('communicate'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
+  // A requirement for an LLM judge (a served tau2 task's NL assertion): listed, never scored, whatever its weight.
+  z.strictObject({ kind: z.literal('nl-assertion'), weight: z.number().nonnegative(), text: z.string().min(1), description: z.string().optional() }),
   // End-state checks: scored against the server after the episode (state-checks.ts), not by the transcript.
   STATE_ITEM_SCHEMA,
 ]);
@@ -40,7 +42,7 @@ export const TASK_LINE_SCHEMA = z.strictObject({
     .array(checklistItem)
     .min(1)
     .refine(
-      (items) => items.some((i) => i.kind !== 'state' && i.weight > 0),
+      (items) => items.some((i) => i.kind !== 'state' && i.kind !== 'nl-assertion' && i.weight > 0),
       'needs at least one call, no-call, answer or communicate item with a positive weight (state items check the end state and gate success; the reward reads the transcript)',
     ),
   gold: z

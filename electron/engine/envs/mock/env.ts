@@ -71,7 +71,7 @@ export class MockEnv implements ToolEnv {
       split: 'heldout',
       instruction,
       gold: { calls: expertCalls, answer: this.expertAnswer(criteria) },
-      checklist: tau2Checklist(checklistCalls, criteria.communicate, WRITE_TOOLS),
+      checklist: tau2Checklist(checklistCalls, criteria, WRITE_TOOLS),
       maxTurns: Math.max(8, 2 * (expertCalls.length + 1)),
       meta: { rewardBasis: criteria.rewardBasis as JsonValue },
     };

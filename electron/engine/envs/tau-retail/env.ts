@@ -66,7 +66,7 @@ export class TauRetailEnv implements ToolEnv {
       split: t.split,
       instruction: t.ticket,
       gold: { calls: t.goldCalls, answer },
-      checklist: tau2Checklist(writes, t.communicate, RETAIL_WRITE_TOOLS),
+      checklist: tau2Checklist(writes, t, RETAIL_WRITE_TOOLS),
       maxTurns: 2 * t.goldCalls.length + 10,
       meta: { rewardBasis: t.rewardBasis },
     });

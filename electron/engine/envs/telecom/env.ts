@@ -117,7 +117,7 @@ export class TelecomEnv implements ToolEnv {
       split,
       instruction: raw.ticket ?? raw.id,
       gold: { calls: goldCalls, answer: 'Done.' },
-      checklist: tau2Checklist(checklistCalls, criteria.communicate, WRITE_TOOLS),
+      checklist: tau2Checklist(checklistCalls, criteria, WRITE_TOOLS),
       maxTurns: Math.max(8, 2 * (goldCalls.length + 1)),
       meta: { rewardBasis: criteria.rewardBasis as JsonValue },
     });

@@ -1,9 +1,10 @@
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { useCall } from '../../hooks/useCall';
+import { GgufImportForm } from './GgufImportForm';
 import { HubPullPanel } from './HubPullPanel';
 
-/** Imported models (what New run can start from) and the Hub pull panel that adds one. */
+/** Imported models (what New run can start from) and the ways to bring one in, each its own component. */
 export function ModelsView() {
   const models = useCall('models.list', {});
   const items = models.data?.items ?? [];
@@ -14,7 +15,7 @@ export function ModelsView() {
       {!models.data && !models.error && <Loading what="imported models" />}
       {models.data && items.length === 0 && (
         <EmptyState title="No imported models yet" testId="models-empty">
-          <p>Pull one from the Hugging Face Hub below, or import a folder or GGUF file you have: <code>envace import --hf DIR</code> / <code>envace import --gguf FILE</code>.</p>
+          <p>Pull one from the Hugging Face Hub or import a GGUF file below, or import a Hugging Face folder from a terminal: <code>npx envace import --hf DIR</code>.</p>
         </EmptyState>
       )}
       {items.length > 0 && (
@@ -47,6 +48,7 @@ export function ModelsView() {
           </table>
         </div>
       )}
+      <GgufImportForm onImported={models.reload} />
       <HubPullPanel onPulled={models.reload} />
     </>
   );

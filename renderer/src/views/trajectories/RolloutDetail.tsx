@@ -6,6 +6,7 @@ import { routeHref } from '../../app/routes';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { formatNumber, formatPercent } from '../../format/units';
 import { useCall } from '../../hooks/useCall';
+import { checklistSummary, type Checklist } from './checklist-summary';
 import { observationDiff } from './observation-diff';
 import { TokenHeat } from './TokenHeat';
 import type { HeatMeasure } from './token-heat';
@@ -28,7 +29,9 @@ function RealityCheck({ turn }: { turn: Turn }) {
         {turn.fidelity && (
           <>
             {' '}
-            · exact {turn.fidelity.exact ? 'yes' : 'no'} · JSON F1 {formatPercent(turn.fidelity.jsonF1)} · similarity {formatPercent(turn.fidelity.similarity)}
+            · exact {turn.fidelity.exact ? 'yes' : 'no'} ·{' '}
+            {turn.fidelity.jsonF1 !== null ? `JSON F1 ${formatPercent(turn.fidelity.jsonF1)}` : `token F1 ${formatPercent(turn.fidelity.tokenF1)} (not JSON)`} · similarity{' '}
+            {formatPercent(turn.fidelity.similarity)}
           </>
         )}
       </p>
@@ -58,8 +61,12 @@ function FidelitySummary({ summary }: { summary: RealityCheckOutput['summary'] }
       <dt>Mean similarity</dt>
       <dd>{formatPercent(summary.meanSimilarity)}</dd>
       <dt>Mean JSON F1</dt>
-      <dd title="over the observations the real environment answered in JSON; an imagined one that is not JSON counts 0">
-        {summary.meanJsonF1 === null ? 'no real observation was JSON' : formatPercent(summary.meanJsonF1)}
+      <dd title="field F1 over the observations the real environment answered in JSON; an imagined one that is not JSON counts 0">
+        {summary.meanJsonF1 === null ? 'no real observation was JSON' : `${formatPercent(summary.meanJsonF1)} over ${summary.jsonCompared}`}
+      </dd>
+      <dt>Mean token F1</dt>
+      <dd title="F1 of the bags of words, over the observations that were not JSON (errors, prose)">
+        {summary.meanTokenF1 === null ? 'every real observation was JSON' : `${formatPercent(summary.meanTokenF1)} over ${summary.textCompared}`}
       </dd>
       <dt>Real env calls made</dt>
       <dd>{summary.envCalls}</dd>
@@ -99,6 +106,23 @@ function RealityCheckButton({ id, onChecked }: { id: number; onChecked: (result:
   );
 }
 
+/** The checklist's items: ✓ / ✗ for what was checked, ? for what needs a judge. */
+function ChecklistDetails({ checklist }: { checklist: Checklist }) {
+  return (
+    <details data-testid="rollout-checklist">
+      <summary>{checklistSummary(checklist)}</summary>
+      <ul>
+        {checklist.items.map((item) => (
+          <li key={item.index} data-unchecked={item.unchecked ? 'true' : undefined}>
+            {item.unchecked ? '?' : item.passed ? '✓' : '✗'} {item.description}{' '}
+            <span className="muted">{item.unchecked ? '(unchecked: needs an LLM judge; not in the score)' : `(weight ${item.weight}${item.detail ? `; ${item.detail}` : ''})`}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** One rollout as a vertical timeline of turns coloured by role, with its checklist. */
 export function RolloutDetail({ id }: { id: number }) {
   const rollout = useCall('trajectories.get', { id });
@@ -128,21 +152,7 @@ export function RolloutDetail({ id }: { id: number }) {
         </p>
         {rehearsed && <RealityCheckButton id={r.id} onChecked={setChecked} />}
         {checked?.rollout.id === id && <FidelitySummary summary={checked.summary} />}
-        {r.checklist && (
-          <details>
-            <summary>
-              Checklist score {formatPercent(r.checklist.score)}
-              {r.checklist.formatError ? ' · format error (score 0)' : ''}
-            </summary>
-            <ul>
-              {r.checklist.items.map((item) => (
-                <li key={item.index}>
-                  {item.passed ? '✓' : '✗'} {item.description} <span className="muted">(weight {item.weight}{item.detail ? `; ${item.detail}` : ''})</span>
-                </li>
-              ))}
-            </ul>
-          </details>
-        )}
+        {r.checklist && <ChecklistDetails checklist={r.checklist} />}
       </div>
       <p className="legend" aria-label="Role colours">
         {(['prompt', 'act', 'rehearse', 'env', 'memory'] as const).map((role) => (

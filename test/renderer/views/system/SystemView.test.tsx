@@ -13,7 +13,7 @@ const info: SystemInfo = {
   versions: { node: '20.20.2', v8: '11', electron: null, onnxruntime: '1.30.0', sqlite: '3.53.2' },
   providers: [
     { name: 'cpu', available: true, detail: 'loaded' },
-    { name: 'cuda', available: false, detail: 'CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `envace gpu setup` to install it' },
+    { name: 'cuda', available: false, detail: 'CUDA provider library not installed (libonnxruntime_providers_cuda.so); run `npx envace gpu setup` to install it' },
     { name: 'webgpu', available: false, detail: 'Failed to get a WebGPU adapter: No supported adapters' },
   ],
   dataHome: '/home/ada/.envace',

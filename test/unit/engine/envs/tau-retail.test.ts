@@ -91,7 +91,7 @@ describe('tau-retail env (pretrained track)', () => {
     for (const split of SPLITS) {
       for (const ref of env.tasks(split)) {
         const task = env.task(ref.id);
-        if (!task.checklist.some((i) => i.kind !== 'no-call')) continue;
+        if (!task.checklist.some((i) => i.kind === 'call' || i.kind === 'communicate')) continue;
         const r = await runEpisode(env, task, () => ({ kind: 'answer', text: '' }));
         expect(r.score, task.id).toBe(0);
         // tau2's own reward for these tasks is DB-only, so silence passes when the gold writes nothing.

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTaskFile } from '../../../../electron/engine/envs/mcp/taskfile';
 import { RetailEnv } from '../../../../electron/engine/envs/retail/env';
+import { TauRetailEnv } from '../../../../electron/engine/envs/tau-retail/env';
 import { servedTaskLines } from '../../../../electron/engine/mcp-serve/taskfile';
 
 describe('servedTaskLines', () => {
@@ -18,6 +19,19 @@ describe('servedTaskLines', () => {
       const callItems = (items: typeof task.checklist) => items.filter((i) => i.kind === 'call' || i.kind === 'no-call');
       expect(callItems(task.checklist)).toEqual(callItems(original.checklist));
       expect(callItems(original.checklist).some((i) => 'args' in i && i.args !== undefined)).toBe(true);
+    }
+  });
+
+  it("keeps a tau2 task's NL assertions as unchecked items the parser reads back", () => {
+    const env = new TauRetailEnv();
+    const judged = env.tasks('heldout').filter((r) => env.task(r.id).checklist.some((i) => i.kind === 'nl-assertion'));
+    expect(judged.length).toBeGreaterThan(0);
+    const lines = servedTaskLines(env, 'heldout').filter((l) => judged.some((r) => r.id === l.id));
+    const parsed = parseTaskFile(lines.map((l) => JSON.stringify(l)).join('\n'), 'served');
+    expect(parsed).toHaveLength(judged.length);
+    for (const task of parsed) {
+      const nl = (items: typeof task.checklist) => items.filter((i) => i.kind === 'nl-assertion');
+      expect(nl(task.checklist)).toEqual(nl(env.task(task.id).checklist));
     }
   });
 });
