@@ -71,7 +71,10 @@ export function reportError(error: unknown, writeErr: (s: string) => void = (s) 
     return error.exitCode;
   }
   if (error instanceof ContractError) {
-    const detail = error.issues?.length ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : '';
+    // The dispatcher's invalid_input message already spells out its issues (zod's account of them); only issues
+    // the message does not name are added, or each would be printed twice.
+    const unsaid = (error.issues ?? []).filter((i) => !error.message.includes(i.message));
+    const detail = unsaid.length ? ` (${unsaid.map((i) => `${i.path}: ${i.message}`).join('; ')})` : '';
     const [first, ...rest] = lines(error.message);
     writeErr(formatError([`${first}${detail}`, ...rest].join('\n')));
     return exitCodeFor(error.code);

@@ -57,7 +57,7 @@ export function importHfModel(dir: string): HfModel {
 
 /** What an export needs from a tokenizer (TextTokenizer satisfies it). */
 export interface ExportableTokenizer {
-  save(dir: string): void;
+  save(dir: string, opts?: { modelMaxLength?: number }): void;
   bosTokenId?: number;
   eosTokenId?: number;
   padTokenId?: number;
@@ -97,7 +97,7 @@ export function exportHfFolder(dir: string, input: HfExportInput): void {
 export function writeHfSidecars(dir: string, input: Omit<HfExportInput, 'weights'>): void {
   const ids = { bosTokenId: input.tokenizer.bosTokenId, eosTokenId: input.tokenizer.eosTokenId, padTokenId: input.tokenizer.padTokenId };
   writeHfConfig(dir, input.shape, { ...ids, ...input.generation, torchDtype: input.torchDtype ?? 'float32' });
-  input.tokenizer.save(dir);
+  input.tokenizer.save(dir, { modelMaxLength: input.shape.maxSeqLen });
   writeFileSync(join(dir, 'README.md'), input.modelCard);
 }
 

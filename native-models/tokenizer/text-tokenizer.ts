@@ -180,9 +180,14 @@ export class TextTokenizer {
     return new TextTokenizer({ ...this.json, added_tokens: [...this.json.added_tokens, ...added] }, { ...this.config, added_tokens_decoder: decoder }, this.chatTemplate);
   }
 
-  /** Write tokenizer.json + tokenizer_config.json (template included) into `dir`. */
-  save(dir: string): void {
-    const config = this.chatTemplate === undefined ? this.config : { ...this.config, chat_template: this.chatTemplate };
+  /**
+   * Write tokenizer.json + tokenizer_config.json (template included) into `dir`. `modelMaxLength`: the context of
+   * the model these files go with, which transformers reads as the longest input it may build (its truncation
+   * and warnings); the tokenizer alone does not know it.
+   */
+  save(dir: string, opts: { modelMaxLength?: number } = {}): void {
+    let config = this.chatTemplate === undefined ? this.config : { ...this.config, chat_template: this.chatTemplate };
+    if (opts.modelMaxLength !== undefined) config = { ...config, model_max_length: opts.modelMaxLength };
     writeTokenizerFiles(dir, this.json, config);
   }
 }

@@ -2,7 +2,6 @@
 // stdio and over streamable HTTP: the tool list, start_task, the task's gold calls through the
 // served tools, finish → reward 1 and the end-state check; a wrong call scores lower; concurrent
 // episodes (one session, and two HTTP sessions) never see each other's writes; no token, no entry.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEnv } from '../../electron/engine/envs/registry';
 import type { Task, ToolEnv } from '../../electron/engine/envs/types';
 import { runEnvace } from '../helpers/cli';
+import { type HttpServer, mcpServeHttp } from '../helpers/mcp-serve-http';
 import { tempHome } from '../helpers/engine';
 import { patience } from '../helpers/patience';
 
@@ -40,25 +40,8 @@ function stdioClient(envId: string): Promise<Client> {
   return client.connect(transport, { timeout: patience(60_000) }).then(() => client);
 }
 
-interface HttpServer {
-  proc: ChildProcess;
-  url: string;
-}
-
-/** Start `mcp serve --port 0 --json` and read the URL (with its token) from the JSON line. */
-function httpServer(envId: string): Promise<HttpServer> {
-  const proc = spawn(process.execPath, [bin, 'mcp', 'serve', '--env', envId, '--split', 'heldout', '--port', '0', '--json', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ proc, url: (JSON.parse(line) as { url: string }).url });
-    });
-    proc.stderr!.on('data', (d: Buffer) => (out += String(d)));
-    proc.once('exit', () => reject(new Error(`mcp serve exited early:\n${out}`)));
-  });
-}
+/** `mcp serve --port 0 --json` for one env's held-out split. */
+const httpServer = (envId: string): Promise<HttpServer> => mcpServeHttp(['mcp', 'serve', '--env', envId, '--split', 'heldout', '--home', home]);
 
 async function httpClient(url: string): Promise<Client> {
   const client = new Client({ name: 'roundtrip-test', version: '1.0.0' });

@@ -83,13 +83,16 @@ function heldOutLines(h: HeldOut): string[] {
   return lines;
 }
 
+const LIBRARY: Record<string, string> = { onnx: 'transformers.js', lora: 'peft', gguf: 'gguf' };
+
 const cell = (v: unknown) => String(v).replace(/[|\n\r]/g, ' ');
 
 export function renderModelCard(card: ModelCard | undefined, info: { format: string; config: ModelConfig; mergedLora: boolean }): string {
   const c = info.config;
-  // The hub files ONNX folders (Optimum's layout) under transformers.js, whose loader runs them; an adapter under PEFT.
-  const library = info.format === 'onnx' ? 'transformers.js' : info.format === 'lora' ? 'peft' : 'transformers';
-  const lines = ['---', `library_name: ${library}`, 'pipeline_tag: text-generation', 'tags:', '  - envace-workbench'];
+  // The library the hub files a folder under (and offers its loading snippet for): ONNX folders in the
+  // transformers.js layout under transformers.js, an adapter under PEFT, a llama.cpp file under gguf.
+  const library = LIBRARY[info.format] ?? 'transformers';
+  const lines = ['---', `library_name: ${library}`, 'pipeline_tag: text-generation', 'tags:', '  - envace-workbench', ...(info.format === 'gguf' ? ['  - gguf'] : [])];
   if (card?.baseModel) lines.push(`base_model: ${JSON.stringify(card.baseModel)}`);
   lines.push('---', '', `# ${card ? cell(card.run) : 'EnvACE model'}`, '');
   lines.push(`Exported by EnvACE Workbench as **${info.format}**.`, '');
@@ -99,7 +102,9 @@ export function renderModelCard(card: ModelCard | undefined, info: { format: str
   );
   if (info.mergedLora) lines.push('- LoRA adapters trained in the run are merged into these weights.');
   if (info.format === 'onnx')
-    lines.push("- Layout: Optimum's `onnx/model.onnx` (KV cache, logits for every position); load with transformers.js `AutoModelForCausalLM.from_pretrained(dir)`.");
+    lines.push(
+      "- Layout: transformers.js's (as onnx-community's repos): `onnx/model.onnx` (KV cache, logits for every position) beside the config and tokenizer; load with transformers.js `AutoModelForCausalLM.from_pretrained(dir)`, or with Optimum's `ORTModelForCausalLM.from_pretrained(dir, subfolder=\"onnx\")`.",
+    );
   const metrics = Object.entries(card?.metrics ?? {});
   if (metrics.length > 0) {
     lines.push('', '## Metrics', '', '| metric | value |', '| --- | --- |');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContractError } from '../../../electron/contract';
+import { createDispatcher } from '../../../electron/contract/binding';
 import { CliError, EXIT, reportError } from '../../../electron/cli/output';
 
 function report(error: unknown): { code: number; text: string } {
@@ -9,6 +10,18 @@ function report(error: unknown): { code: number; text: string } {
 }
 
 describe('reportError', () => {
+  it('prints an invalid input the contract refused once: its issues are in the message already', async () => {
+    const dispatch = createDispatcher({} as never);
+    const result = await dispatch('runs.get', { id: 42 });
+    if (result.ok) throw new Error('runs.get took a numeric id');
+    const { code, text } = report(ContractError.from(result.error));
+    expect(code).toBe(EXIT.usage);
+    const issue = result.error.issues![0]!.message;
+    expect(text.split(issue).length - 1).toBe(1);
+    // An issue the message does not name is still shown.
+    expect(report(new ContractError('invalid_input', 'bad config', [{ path: 'rollout.k', message: 'must be ≥ 1' }])).text).toBe('envace: bad config (rollout.k: must be ≥ 1)\n');
+  });
+
   it('prints the reason on one line, every further line of the message indented under it, and maps the exit code', () => {
     expect(report(new CliError('bad flag', EXIT.usage))).toEqual({ code: 2, text: 'envace: bad flag\n' });
     expect(report(new ContractError('not_found', 'no run with id x\nmore'))).toEqual({ code: 3, text: 'envace: no run with id x\n  more\n' });

@@ -44,7 +44,8 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     '',
     '## Launch',
     '',
-    'On the training machine: verl with vLLM (or SGLang) and `fastmcp`, and the workbench\'s `envace` command on PATH',
+    `On the training machine: verl installed from source at commit \`${commit.slice(0, 12)}\` (or another that has its MCP tools), with vLLM (or SGLang) and \`fastmcp\` 2.x; no verl release on PyPI will do: the wheels and sdists that have MCP tools (0.4.1 to 0.7.1) leave out \`verl/tools/utils/mcp_clients\` (it has no \`__init__.py\`), so \`MCPBaseTool\` cannot import, and 0.8.0 on have no MCP tools. Also`,
+    "the workbench's `envace` command on PATH",
     "(`npm install -g` of the workbench, or `npm link` in a checkout; or edit the command in",
     `\`${f.servers}\`${v.home ? `; \`--home ${v.home}\` there is this machine's data home, needed only for registered MCP envs` : ''}). Paths in the configs are absolute`,
     `(\`${dir}\`); after moving the folder, pass them as overrides or edit them.`,
@@ -95,7 +96,8 @@ export function verlReadme(v: VerlRun, dir: string, lengths: TrainerLengths, com
     '## Verified and not',
     '',
     `- Verified (in the workbench's tests): every key of \`${f.trainer}\` and \`${f.tools}\` exists in verl's config at commit \`${commit.slice(0, 12)}\`; the parquet files read back with a parquet reader as verl's dataset expects them; \`compute_score\` imports without verl and scores a recorded \`finish\` result; the agent loop's own logic (one episode, ids added, episode tools kept from the model, finish with the last answer) runs over stand-ins for the verl classes it uses.`,
-    '- Not verified: a training run in verl (no GPU or verl install where this was written); that verl calls the agent loop as those stand-ins do, the hermes parsing of this model\'s tool calls, the stdio server kept alive across calls by fastmcp, and vLLM/SGLang serving this architecture.',
+    `- Verified with verl's own MCP code at that commit (its tool registry, \`MCPBaseTool\`, \`ClientManager\`) and fastmcp 2.14.7, against \`envace mcp serve\`: six trajectories in two agent-loop worker steps, three at a time, each building its agent loop (verl lists the tools in a temporary event loop it then closes), each finishing its own episode with the gold calls at reward 1, over stdio with fastmcp's \`keep_alive\` on and off and over HTTP; over HTTP verl's own call path (a new session per call) also plays an episode from \`start_task\` to \`finish\`.`,
+    "- Not verified: a training run in verl (none was possible where this was written: verl's agent loop generates through a rollout server, vLLM, SGLang or TensorRT-LLM, none of which runs there, and verl needs torch 2 with Ray and tensordict), verl's `ToolAgentLoop` itself around this agent loop (its LLM side was a stand-in that makes the calls), the hermes parsing of this model's tool calls, and vLLM/SGLang serving this architecture.",
     '',
   ].join('\n');
 }

@@ -157,6 +157,10 @@ describe('exportModel', () => {
       const out = join(tmp.make(), dtype);
       const res = await exportModel({ config, weights, tokenizer: smallTokenizer(), format: 'gguf', ggufDtype: dtype, outDir: out, card: CARD });
       expect(res.files.map((f) => f.name)).toEqual(['README.md', `model-${dtype}.gguf`]);
+      // The hub files it under llama.cpp's format, not transformers (which cannot load the folder).
+      const card = readFileSync(join(out, 'README.md'), 'utf8');
+      expect(card).toMatch(/^library_name: gguf$/m);
+      expect(card).toMatch(/^ {2}- gguf$/m);
       const file = decodeGguf(new Uint8Array(readFileSync(join(out, `model-${dtype}.gguf`))));
       expect(file.metadata.get('general.architecture')?.value).toBe('llama');
       expect(file.metadata.get('general.name')?.value).toBe('run-42');

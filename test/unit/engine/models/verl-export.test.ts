@@ -151,6 +151,9 @@ describe('verl export: one folder (golden)', () => {
     expect(readme).toMatch(/Rehearse role .* has no counterpart/);
     expect(readme).toContain('| rollout.k (group size) | 6 | actor_rollout_ref.rollout.n |');
     expect(readme).toMatch(/Not verified: a training run in verl/);
+    // verl's MCP client is in no PyPI release: the launch section says to install verl from source.
+    expect(readme).toContain(`verl installed from source at commit \`${VERL_COMMIT.slice(0, 12)}\``);
+    expect(readme).toMatch(/leave out `verl\/tools\/utils\/mcp_clients`/);
   });
 });
 

@@ -49,6 +49,8 @@ describe('exportHfFolder / importHfModel', () => {
     const gen = JSON.parse(readFileSync(join(dir, 'generation_config.json'), 'utf8'));
     expect(gen).toMatchObject({ eos_token_id: tokenizer.eosTokenId, pad_token_id: tokenizer.padTokenId, temperature: 0.8 });
     expect(loadTokenizer(dir).encode('<|user|>hello')).toEqual(tokenizer.encode('<|user|>hello'));
+    // transformers takes model_max_length as the longest input: the model's context, not a tokenizer default.
+    expect(JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')).model_max_length).toBe(shape.maxSeqLen);
   });
 
   it('stores bfloat16 on request and widens it back on import', () => {
