@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { patience } from './test/helpers/patience';
+import HeavyFirstSequencer from './test/helpers/heavy-first-sequencer';
 
 // One runner for every layer. Heavy suites (ORT, Playwright) get long timeouts; speed is measured
 // by `envace bench`, never asserted here. Every limit is a hang guard scaled by the machine's load
@@ -13,6 +14,8 @@ export default defineConfig({
     expect: { poll: { timeout: patience(5_000) } },
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files start first, cache or none (test/helpers/heavy-first-sequencer.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -37,7 +37,11 @@ describe('retail over MCP, registered back as an MCP environment', () => {
     expect(first.gold.calls.slice(1).every((c) => !('episode_id' in c.arguments))).toBe(true);
 
     const served = ['mcp', 'serve', '--env', 'retail', '--stdio', '--home', servedHome];
-    const added = await runEnvace(home, 'envs', 'add-mcp', 'retail-mcp', '--command', process.execPath, ...[bin, ...served].flatMap((a) => ['--arg', a]), '--tasks', taskFile, '--json');
+    // Each episode starts a fresh `envace mcp serve` (tsx, then building retail): the default 10 s
+    // for a server's start-up was too short under load, so the registration asks for more, as
+    // `--timeout-ms` lets a user on a slow machine do.
+    const startup = ['--timeout-ms', String(patience(30_000))];
+    const added = await runEnvace(home, 'envs', 'add-mcp', 'retail-mcp', '--command', process.execPath, ...[bin, ...served].flatMap((a) => ['--arg', a]), ...startup, '--tasks', taskFile, '--json');
     expect(added.code, added.stderr).toBe(0);
     expect(lastJson(added.stdout)).toMatchObject({ id: 'retail-mcp', toolCount: 19, taskCounts: { heldout: TASKS }, reset: expect.stringMatching(/^restart/) });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolEnv, mcpRegistration } from '../../../../../electron/engine/envs/mcp/env';
 import { getEnv, registerEnv } from '../../../../../electron/engine/envs/registry';
 import { runEpisode, silentPolicy } from '../household/drive';
+import { patience } from '../../../../helpers/patience';
 
 const FIXTURE = fileURLToPath(new URL('./fixture-server.mjs', import.meta.url));
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'envace-mcp-test-'));
   const taskFile = join(dir, 'tasks.jsonl');
   await writeFile(taskFile, TASKS.map((t) => JSON.stringify(t)).join('\n'));
-  env = await McpToolEnv.fromTaskFile({ id: 'fixture', server: { transport: 'stdio', command: process.execPath, args: [FIXTURE] }, taskFile, limits: { timeoutMs: 2_000 } });
+  env = await McpToolEnv.fromTaskFile({ id: 'fixture', server: { transport: 'stdio', command: process.execPath, args: [FIXTURE] }, taskFile, limits: { timeoutMs: patience(2_000) } });
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import type { Episode } from '../../../../../electron/engine/envs/types';
 import { substituteEpisodeDir } from '../../../../../electron/engine/envs/mcp/episode-servers';
 import { jsonSubset, matchState, STATE_ITEM_SCHEMA } from '../../../../../electron/engine/envs/mcp/state-checks';
 import { runOracle } from '../../../../../electron/engine/envs/oracle';
+import { patience } from '../../../../helpers/patience';
 
 const FIXTURE = fileURLToPath(new URL('./fixture-server.mjs', import.meta.url));
 const server = { transport: 'stdio' as const, command: process.execPath, args: [FIXTURE] };
@@ -32,7 +33,8 @@ let dir: string;
 let taskFile: string;
 const envs: McpToolEnv[] = [];
 
-async function env(reset: McpReset, timeoutMs = 3_000): Promise<McpToolEnv> {
+// The timeout also bounds each server's start-up, which alone took over 3 s at load 24 on two cores.
+async function env(reset: McpReset, timeoutMs = patience(3_000)): Promise<McpToolEnv> {
   const built = await McpToolEnv.fromTaskFile({ id: `fixture-${reset.kind}`, server, reset, taskFile, episodeRoot: join(dir, 'episodes'), limits: { timeoutMs } });
   envs.push(built);
   return built;
