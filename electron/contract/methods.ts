@@ -32,7 +32,7 @@ export const methods = {
   'runs.list': method(RunsListInput, RunsListOutput, 'Runs, newest first, with status and progress'),
   'runs.get': method(RunIdInput, Run, 'One run with its resolved config and checkpoints'),
   'runs.create': method(RunsCreateInput, Run, 'Store a validated run config; with start, queue its training job', 'writes'),
-  'runs.recipe': method(RunsRecipeInput, RunsRecipeOutput, 'The recommended recipe (knobs known to train) for an environment and model'),
+  'runs.recipe': method(RunsRecipeInput, RunsRecipeOutput, 'The recommended recipe (knobs known to train) for an environment and model, or for one method of it (its SFT stage, RL from a checkpoint)'),
   'runs.preflight': method(RunsPreflightInput, RunsPreflightOutput, 'Before starting: config valid, environment reachable, memory estimate, tokenizer coverage'),
   'runs.start': method(RunIdInput, Run, 'Queue the training job of a created run', 'writes'),
   'runs.cancel': method(RunIdInput, Ok, 'Cancel a queued or running run (its last checkpoint stays resumable)', 'writes'),

@@ -290,8 +290,12 @@ export const PreflightEstimate = z.strictObject({
   diskBytes: z.number().nullable(),
   diskBasis: z.string(),
 });
-/** The recommended recipe for an environment and model (engine/runs/recipes.ts): the knobs known to train. */
-export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional() });
+/**
+ * The recommended recipe for an environment and model (engine/runs/recipes.ts): the knobs known to train.
+ * With `algo`: that method's recipe — sft the recipe's SFT stage alone, an RL method the RL recipe it
+ * trains from a checkpoint with (engine/runs/rl-recipes.ts); sft+envace, like none, the whole recipe.
+ */
+export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional(), algo: Algo.optional() });
 export const RunsRecipeOutput = z.strictObject({
   id: z.string(),
   config: RunConfig,

@@ -48,8 +48,8 @@ export function applySetting(target: Record<string, unknown>, assignment: string
 }
 
 /**
- * The run config from the flags, over `--config FILE` or, without --algo, over the recommended
- * recipe (`recipe`: fetched from the engine by the caller).
+ * The run config from the flags, over `--config FILE` or over the recipe (`recipe`: fetched from the
+ * engine by the caller — the recommended recipe, or with --algo that method's stage recipe).
  */
 export function configFromFlags(opts: TrainOptions, recipe?: Record<string, unknown>): RunConfigInput {
   let base: Record<string, unknown> = recipe ? structuredClone(recipe) : {};
@@ -84,6 +84,34 @@ export function configFromFlags(opts: TrainOptions, recipe?: Record<string, unkn
     throw new CliError(`invalid run config: ${issues}`, EXIT.usage);
   }
   return config as RunConfigInput;
+}
+
+/** The flags as a config of their own, to check them before any recipe: without --algo or --config, the recipe's method. */
+const flagsAlone = (opts: TrainOptions): TrainOptions => (opts.config === undefined && opts.algo === undefined ? { ...opts, algo: 'sft+envace' } : opts);
+
+/**
+ * The run config `envace train` creates. Without --config it starts from the recipe: the whole
+ * recommended recipe, or with --algo that method's (sft: the recipe's SFT stage; an RL method: the RL
+ * recipe it trains from a checkpoint with, engine/runs/rl-recipes.ts); flags adjust either. With
+ * --init-from and no --preset/--model the checkpoint decides the model, and so the recipe.
+ */
+export async function resolveTrainConfig(api: WorkbenchApi, opts: TrainOptions, say: (line: string) => void): Promise<RunConfigInput> {
+  const useRecipe = opts.config === undefined;
+  let config = configFromFlags(flagsAlone(opts));
+  const initModel = config.initFrom && !opts.preset && !opts.model ? (await api.call('runs.get', { id: config.initFrom.runId })).config.model : undefined;
+  if (useRecipe) {
+    const model = initModel ?? (opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined);
+    const recipe = await api.call('runs.recipe', { env: config.env, ...(model ? { model } : {}), ...(opts.algo !== undefined ? { algo: config.algo } : {}) });
+    say(`recipe ${recipe.id}: ${recipe.notes}`);
+    const { minutes, heldoutSuccess, measured } = recipe.expected;
+    if (minutes !== null && heldoutSuccess !== null) say(`expected: about ${minutes} min, held-out success ${Math.round(heldoutSuccess * 100)} % (measured ${measured})`);
+    config = configFromFlags(opts, recipe.config as unknown as Record<string, unknown>);
+    // An RL recipe is sized for a policy that already acts: from random weights it learns next to nothing.
+    if (opts.algo !== undefined && !['sft', 'sft+envace'].includes(config.algo ?? '') && !config.initFrom)
+      say(`note: the ${config.algo} recipe trains from a checkpoint; without --init-from RUN it starts from random weights`);
+  }
+  if (initModel) config.model = initModel;
+  return config;
 }
 
 /**
@@ -121,7 +149,7 @@ export function unfinishedRun(run: Pick<Run, 'id' | 'status' | 'error' | 'curren
 export function registerTrain(program: Command): void {
   leaf(program.command('train').description('train a policy (sft, grpo-real, envace and ablations, paw, rwml, chains) and follow it to the end'))
     .option('--env <env>', 'environment id (envace envs; required unless --config names one)')
-    .option('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')} (without it: the recommended recipe for the env and model, which flags then adjust)`)
+    .option('--algo <algo>', `method: ${RunConfig.shape.algo.unwrap().options.join(', ')} (without it: the recommended recipe for the env and model; with it: that method's — sft the recipe's SFT stage, an RL method the RL recipe; flags adjust either)`)
     .option('--preset <name>', 'model preset: nano, tiny, small (default tiny)')
     .option('--model <name>', 'an imported model')
     .option('--config <file>', 'run config JSON (flags override it)')
@@ -131,20 +159,10 @@ export function registerTrain(program: Command): void {
     .option('--init-from <run[@step]>', "start from another run's checkpoint (its latest without @step) with this run's own config")
     .action(
       act<TrainOptions>(async (_args, opts, out) => {
-        // Flags are checked before the engine opens the home; the recipe (no --algo, no --config) comes from it.
-        const useRecipe = opts.algo === undefined && opts.config === undefined;
-        let config = configFromFlags(useRecipe ? { ...opts, algo: 'sft+envace' } : opts);
+        // Flags are checked before the engine opens the home; the recipe comes from it.
+        configFromFlags(flagsAlone(opts));
         await withEngine(opts.home, async (api) => {
-          if (useRecipe) {
-            const model = opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined;
-            const recipe = await api.call('runs.recipe', { env: config.env, ...(model ? { model } : {}) });
-            out.line(`recipe ${recipe.id}: ${recipe.notes}`);
-            const { minutes, heldoutSuccess, measured } = recipe.expected;
-            if (minutes !== null && heldoutSuccess !== null) out.line(`expected: about ${minutes} min, held-out success ${Math.round(heldoutSuccess * 100)} % (measured ${measured})`);
-            config = configFromFlags(opts, recipe.config as unknown as Record<string, unknown>);
-          }
-          // The checkpoint decides the model: without --preset/--model, take the one it was trained as.
-          if (config.initFrom && !opts.preset && !opts.model) config.model = (await api.call('runs.get', { id: config.initFrom.runId })).config.model;
+          const config = await resolveTrainConfig(api, opts, (line) => out.line(line));
           const run = await api.call('runs.create', { config: config as never, start: true });
           out.line(`run ${run.id}: ${run.name}, ${run.totalSteps} steps`);
           const status = await followRun(api, run.id, out.json);

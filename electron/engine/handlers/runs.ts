@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { ContractError, RunConfig, type Run } from '../../contract';
-import { recommendedRecipe } from '../runs/recipes';
+import { stageRecipe } from '../runs/rl-recipes';
 import { runDir } from '../home';
 import type { EngineServices } from '../system/services';
 import { preflight, runConfigFileProblems } from '../runs/preflight';
@@ -43,9 +43,9 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
   },
-  'runs.recipe': ({ env, model }) => {
+  'runs.recipe': ({ env, model, algo }) => {
     if (!s.envs.ids().includes(env)) throw new ContractError('not_found', `no environment "${env}"`);
-    const recipe = recommendedRecipe(env, model);
+    const recipe = stageRecipe(env, model, algo);
     return { ...recipe, config: RunConfig.parse(recipe.config) };
   },
   // Providers are probed where ORT runs, in the compute worker: the engine's main thread never loads it.

@@ -60,7 +60,7 @@ describe('initFrom: a run that starts from another run’s checkpoint', () => {
     }
 
     // From the command line: RUN@STEP, the model taken from the checkpoint's run.
-    const cli = await runEnvace(home, 'train', '--env', 'retail', '--algo', 'grpo-real', '--steps', '1', '--init-from', `${(await firstRun())}@4`, '--json', '--set', 'worldSize=5', 'rollout.k=2', 'rollout.tasksPerStep=1', 'rollout.maxTurns=2', 'rollout.maxTokensPerTurn=24', 'rollout.toolSchemas=none');
+    const cli = await runEnvace(home, 'train', '--env', 'retail', '--algo', 'grpo-real', '--steps', '1', '--init-from', `${(await firstRun())}@4`, '--json', '--set', 'worldSize=5', 'rollout.k=2', 'rollout.tasksPerStep=1', 'rollout.maxTurns=2', 'rollout.maxTokensPerTurn=24', 'rollout.toolSchemas=none', 'evalEvery=0');
     expect(cli.code, cli.stderr).toBe(0);
     expect(lastJson(cli.stdout)).toMatchObject({ status: 'completed', totalSteps: 1 });
   });

@@ -12,7 +12,7 @@ import { configValues, duplicateValues } from '../runs/duplicate';
 import { ConfigFieldRow } from './ConfigField';
 import { PreflightPanel } from './PreflightPanel';
 import { changedPaths, configFields, defaultValues, groups, serverIssues, validateForm, type FieldIssues, type FormValues } from './config-form';
-import { applyRecipe, modelRefOf, showsInBasic } from './recipe-form';
+import { algoOf, applyRecipe, modelRefOf, showsInBasic } from './recipe-form';
 
 const fields = configFields();
 
@@ -48,7 +48,12 @@ export function NewRunView() {
   // to train, with their expected time and held-out figure; knobs set by hand stay as typed.
   const chosenEnv = String(values.env ?? '');
   const chosenModel = modelRefOf(values.model);
-  const recipe = useCall('runs.recipe', !from && chosenEnv && chosenModel ? { env: chosenEnv, model: chosenModel } : null);
+  // Once the person picks a method, its recipe: the SFT stage alone, or RL from a checkpoint (engine/runs/rl-recipes.ts).
+  const chosenAlgo = touched.has('algo') ? algoOf(values.algo) : undefined;
+  const recipe = useCall(
+    'runs.recipe',
+    !from && chosenEnv && chosenModel ? { env: chosenEnv, model: chosenModel, ...(chosenAlgo ? { algo: chosenAlgo } : {}) } : null,
+  );
   const touchedNow = useRef(touched);
   touchedNow.current = touched;
   // The Settings view's defaults pick the env and model once, unless the person already did (or duplicates a run).

@@ -1,4 +1,4 @@
-import type { ModelRef, RunConfig } from '../../../../electron/contract';
+import { Algo, type ModelRef, type RunConfig } from '../../../../electron/contract';
 import { configValues } from '../runs/duplicate';
 import type { ConfigField, FormValues } from './config-form';
 
@@ -29,6 +29,12 @@ export function modelRefOf(value: FormValues[string] | undefined): ModelRef | nu
   const text = String(value ?? '').trim();
   if (!text) return null;
   return text.startsWith('imported:') ? { imported: text.slice('imported:'.length) } : { preset: text as 'nano' | 'tiny' | 'small' };
+}
+
+/** The method field's value as the contract's algo; undefined while empty or not a method. */
+export function algoOf(value: FormValues[string] | undefined): Algo | undefined {
+  const parsed = Algo.safeParse(String(value ?? '').trim());
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { RunConfig } from '../../../../electron/contract';
 import { ConnectionProvider } from '../../../../renderer/src/api/context';
 import { NewRunView } from '../../../../renderer/src/views/new-run/NewRunView';
 import { recommendedRecipe } from '../../../../electron/engine/runs/recipes';
+import { rlKnobs, stageRecipe } from '../../../../electron/engine/runs/rl-recipes';
 import { fakeApi } from '../../fake-api';
 
 afterEach(cleanup);
@@ -17,8 +18,8 @@ function renderNewRun(extra: Parameters<typeof fakeApi>[0] = {}) {
     'envs.ids': () => ({ ids: ['mock', 'retail'] }),
     'models.list': () => ({ items: [] }),
     'runs.recipe': (input) => {
-      const { env, model } = input as { env: string; model: { preset: 'nano' | 'tiny' | 'small' } };
-      const recipe = recommendedRecipe(env, model);
+      const { env, model, algo } = input as { env: string; model: { preset: 'nano' | 'tiny' | 'small' }; algo?: 'sft' };
+      const recipe = stageRecipe(env, model, algo);
       return { ...recipe, config: RunConfig.parse(recipe.config) };
     },
   });
@@ -72,6 +73,25 @@ describe('New run starts from the recommended recipe', () => {
     await waitFor(() => expect(screen.getByTestId('recipe-modified').textContent).toBe('1 knob modified'));
     fireEvent.click(screen.getByTestId('reset-recipe'));
     expect(field('steps')!.value).toBe(String(RunConfig.parse(recommendedRecipe('retail', { preset: 'nano' }).config).steps));
+    expect(screen.getByTestId('recipe-modified').textContent).toBe('unmodified');
+  });
+
+  it('a method picked by hand brings its recipe: the SFT stage alone, or the RL recipe from a checkpoint', async () => {
+    const fake = renderNewRun();
+    await screen.findByTestId('recipe-pick-env');
+    await waitFor(() => expect(field('env')!.querySelectorAll('option').length).toBeGreaterThan(1));
+    fireEvent.change(field('env')!, { target: { value: 'retail' } });
+    await waitFor(() => expect(field('sft.steps')!.value).toBe('600'));
+    fireEvent.change(field('algo')!, { target: { value: 'grpo-real' } });
+    await waitFor(() => expect(screen.getByTestId('recipe-banner').textContent).toContain('Recipe retail/tiny/grpo-real'));
+    const rl = rlKnobs(recommendedRecipe('retail'));
+    await waitFor(() => expect(field('rollout.k')!.value).toBe(String(rl.k)));
+    expect(field('steps')!.value).toBe(String(rl.steps));
+    expect(field('sft.steps')!.value).toBe('0');
+    expect(fake.calls.filter((c) => c.method === 'runs.recipe').at(-1)?.input).toEqual({ env: 'retail', model: { preset: 'tiny' }, algo: 'grpo-real' });
+    fireEvent.change(field('algo')!, { target: { value: 'sft' } });
+    await waitFor(() => expect(screen.getByTestId('recipe-banner').textContent).toContain('Recipe retail/tiny/sft'));
+    await waitFor(() => expect(field('steps')!.value).toBe('600'));
     expect(screen.getByTestId('recipe-modified').textContent).toBe('unmodified');
   });
 
