@@ -308,6 +308,12 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     await expect(api.call('evals.run', { runId: fixtures.runId })).rejects.toMatchObject({ code: 'not_found' }); // its checkpoint row points at no folder
   },
   'evals.list': async (api) => expect((await api.call('evals.list', { runId: fixtures.policyRun })).items.length).toBeGreaterThan(0),
+  'evals.model': async (api) => {
+    const result = await api.call('evals.model', { model: 'tiny-llama', env: 'contract-test', limit: 1 });
+    expect(result).toMatchObject({ model: 'tiny-llama', env: 'contract-test', split: 'heldout', recipe: 'contract-test/imported', tasks: 1 });
+    expect(result.perTask).toHaveLength(1);
+    await expect(api.call('evals.model', { model: 'no-such-model', env: 'contract-test' })).rejects.toMatchObject({ code: 'not_found' });
+  },
   'envs.ids': async (api) => expect(await api.call('envs.ids')).toEqual({ ids: ['contract-test'] }),
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),
