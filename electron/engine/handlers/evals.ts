@@ -11,7 +11,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list' | 'evals.mod
   'evals.list': ({ runId }) => ({ items: s.store.evaluations.list(runId) }),
   /** An imported model as imported, no run: the recipe's rollout settings, greedy, in the real environment. */
   'evals.model': async (input) => {
-    if (!s.envs.ids().includes(input.env)) throw new ContractError('not_found', `no environment "${input.env}"`);
+    // The env is checked where it opens (the compute worker), as evals.run's is.
     if (!listModels(s.paths.models).some((m) => m.name === input.model))
       throw new ContractError('not_found', `no imported model "${input.model}" (envace models list; envace import --hf DIR | --gguf FILE)`);
     const recipe = recommendedRecipe(input.env, { imported: input.model });
