@@ -11,17 +11,7 @@
  */
 import { ENVACE_CHAT_TEMPLATE, type ChatMessage, type TextTokenizer } from '../../../native-models/tokenizer';
 import type { ToolSpec } from '../envs/types';
-import { type ToolSchemaMode, systemText } from './layout';
-
-/** The framing of each of our blocks, as token ids. */
-export interface ChatFrame {
-  /** Opening ids per block (memory is a user turn, a simulator answer an assistant turn). */
-  open: { system: number[]; user: number[]; act: number[]; obs: number[] };
-  /** Closing ids of every block; the first is the stop token generation ends at. */
-  close: number[];
-  /** The system block's text: the env's description with its tools as the template writes them. */
-  systemText: (description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode) => string;
-}
+import { type ChatFrame, systemText } from './layout';
 
 const SENTINEL = '\u0001envace\u0001';
 

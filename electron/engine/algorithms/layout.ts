@@ -7,7 +7,6 @@
 import type { TurnRole } from '../../contract';
 import type { NewTurn } from '../store/rollouts';
 import type { ToolSpec } from '../envs/types';
-import type { ChatFrame } from './chat-frame';
 import { AlgorithmError } from './errors';
 
 export const SPECIAL = {
@@ -97,6 +96,17 @@ export interface Segment {
 }
 
 export type ToolSchemaMode = 'full' | 'compact' | 'none';
+
+/** The framing of each of our blocks, as token ids. */
+export interface ChatFrame {
+  /** Opening ids per block (memory is a user turn, a simulator answer an assistant turn). */
+  open: { system: number[]; user: number[]; act: number[]; obs: number[] };
+  /** Closing ids of every block; the first is the stop token generation ends at. */
+  close: number[];
+  /** The system block's text: the env's description with its tools as the template writes them. */
+  systemText: (description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode) => string;
+}
+
 
 /** The system block's text: the env's description and its tools in the chosen form. */
 export function systemText(description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode): string {
