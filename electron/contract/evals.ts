@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Seed, Step } from './common';
+import { Id, Name, Seed, Step } from './common';
 import { EnvSplit } from './envs';
 import { RehearsalMode } from './memories';
 
@@ -91,3 +91,25 @@ export type EvalResult = z.infer<typeof EvalResult>;
 export const StoredEvalResult = z.strictObject({ ...EvalResult.shape, id: z.number().int(), createdAt: z.number().int() });
 export const EvalsListInput = z.strictObject({ runId: Id.optional() });
 export const EvalsListOutput = z.strictObject({ items: z.array(StoredEvalResult) });
+
+/**
+ * An imported model as it was imported, with no run: its held-out figures before any training (the
+ * "base" row of a pretrained model). The rollout settings are the env × model recipe's, so the base
+ * model sees the prompt a run from that recipe would train on.
+ */
+export const EvalsModelInput = z.strictObject({
+  model: Name,
+  env: Id,
+  split: EnvSplit.default('heldout'),
+  limit: z.number().int().min(1).max(10_000).optional(),
+  seed: Seed.default(0),
+});
+
+export const ModelEvalResult = z.strictObject({
+  model: z.string(),
+  /** The recipe whose rollout settings (tool schemas, turns, token limits) the evaluation used. */
+  recipe: z.string(),
+  ...EvalResult.pick({ env: true, split: true, tasks: true, success: true, meanScore: true, invalidActionRate: true, envCallsPerTask: true, tokensPerTask: true, wallMs: true }).shape,
+  perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int() })),
+});
+export type ModelEvalResult = z.infer<typeof ModelEvalResult>;

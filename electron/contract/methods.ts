@@ -3,7 +3,7 @@ import { Empty, Ok } from './common';
 import { EnvDetail, EnvsIdsOutput, EnvsAddMcpInput, EnvsCallInput, EnvsCallOutput, EnvsGetInput, EnvsListOutput, EnvsRemoveInput, EnvsTasksInput, EnvsTasksOutput, EnvsTestInput, EnvsTestOutput, EnvSummary } from './envs';
 import { JobIdInput, JobsListOutput } from './jobs';
 import { Memory, MemoriesCommitInput, MemoriesCommitOutput, MemoriesFitInput, MemoriesFitOutput, MemoriesListInput, MemoriesListOutput, MemoriesRehearseInput, MemoriesRehearseOutput, MemoryGetInput, MemoryUpdateInput } from './memories';
-import { EvalsListInput, EvalsListOutput, EvalsRunInput, StoredEvalResult } from './evals';
+import { EvalsListInput, EvalsListOutput, EvalsModelInput, EvalsRunInput, ModelEvalResult, StoredEvalResult } from './evals';
 import { ExportRecord, ExportsCreateInput, ExportsListOutput, ModelsImportInput, ModelsListOutput, ModelsPullInput, ModelsPullOutput, ModelsSearchInput, ModelsSearchOutput, ModelSummary } from './models';
 import { MetricsKeysOutput, MetricsQueryInput, MetricsQueryOutput } from './metrics';
 import { Run, RunIdInput, RunsCreateInput, RunsForkInput, RunsListInput, RunsListOutput, RunsLogInput, RunsLogOutput, RunsPreflightInput, RunsPreflightOutput, RunsRecipeInput, RunsRecipeOutput } from './runs';
@@ -53,6 +53,7 @@ export const methods = {
   'memories.commit': method(MemoriesCommitInput, MemoriesCommitOutput, 'One committed real run with a memory (prompt or plan mode; absent: chosen to fit)', 'writes'),
   'evals.run': method(EvalsRunInput, StoredEvalResult, 'Evaluate a run in the real env, with or without test-time rehearsal', 'writes'),
   'evals.list': method(EvalsListInput, EvalsListOutput, 'Evaluations so far, newest first'),
+  'evals.model': method(EvalsModelInput, ModelEvalResult, 'Evaluate an imported model as imported, no run: its base held-out figures under the env × model recipe', 'writes'),
   'envs.ids': method(Empty, EnvsIdsOutput, 'Registered environment ids, at once (without building them)'),
   'envs.list': method(Empty, EnvsListOutput, 'Environments with their track, tools and task counts'),
   'envs.get': method(EnvsGetInput, EnvDetail, 'One environment with its tool schemas'),

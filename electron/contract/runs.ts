@@ -58,6 +58,11 @@ export const RunConfig = z.strictObject({
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
   steps: z.number().int().min(1).max(1_000_000).default(50),
+  /**
+   * Imported models: the context the run uses, at most the model's own (a train step's memory grows
+   * with the square of the sequence). Absent: the model's own. Presets keep their fixed context.
+   */
+  contextTokens: z.number().int().min(64).max(1 << 20).optional(),
   seed: Seed.default(0),
   provider: z.enum(['auto', 'cpu', 'cuda', 'webgpu']).default('auto'),
   rollout: z

@@ -120,6 +120,11 @@ beforeAll(async () => {
   const config = nanoConfig({ vocabSize: tokenizer.vocabSize });
   await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'hf', outDir: hfDir });
   await importModel({ hfDir, name: 'tiny-llama', modelsDir: env.engine.services.paths.models });
+  // The same shape with room for a retail/mock prompt and its tools: evals.model runs it under the mock recipe.
+  const longDir = path.join(env.home, 'inbox', 'tiny-llama-1k');
+  const longConfig = nanoConfig({ vocabSize: tokenizer.vocabSize, maxSeqLen: 1024 });
+  await exportModel({ config: longConfig, weights: randomWeights(longConfig), tokenizer, format: 'hf', outDir: longDir });
+  await importModel({ hfDir: longDir, name: 'tiny-llama-1k', modelsDir: env.engine.services.paths.models });
   // The same model as a GGUF file (our exporter writes llama.cpp's layout), also inside the data home.
   const ggufDir = path.join(env.home, 'inbox', 'tiny-llama-gguf');
   await exportModel({ config, weights: randomWeights(config), tokenizer, format: 'gguf', ggufDtype: 'f32', outDir: ggufDir });
@@ -317,6 +322,12 @@ const cases: { [M in MethodName]: (api: WorkbenchApi) => Promise<void> } = {
     await expect(api.call('evals.run', { runId: fixtures.runId })).rejects.toMatchObject({ code: 'not_found' }); // its checkpoint row points at no folder
   },
   'evals.list': async (api) => expect((await api.call('evals.list', { runId: fixtures.policyRun })).items.length).toBeGreaterThan(0),
+  'evals.model': async (api) => {
+    const result = await api.call('evals.model', { model: 'tiny-llama-1k', env: 'mock', limit: 1 });
+    expect(result).toMatchObject({ model: 'tiny-llama-1k', env: 'mock', split: 'heldout', recipe: 'mock/imported', tasks: 1 });
+    expect(result.perTask).toHaveLength(1);
+    await expect(api.call('evals.model', { model: 'no-such-model', env: 'mock' })).rejects.toMatchObject({ code: 'not_found' });
+  },
   'envs.ids': async (api) => expect(await api.call('envs.ids')).toEqual({ ids: ['contract-test'] }),
   'envs.list': async (api) => expect((await api.call('envs.list')).items.map((e) => e.id)).toEqual(['contract-test']),
   'envs.get': async (api) => expect((await api.call('envs.get', { id: 'contract-test' })).tools[0].name).toBe('echo'),

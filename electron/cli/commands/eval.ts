@@ -9,6 +9,7 @@ import { act, leaf, type CommonOptions } from './common';
 
 interface EvalOptions extends CommonOptions {
   run?: string;
+  model?: string;
   checkpoint?: string;
   policy?: string;
   env?: string;
@@ -108,9 +109,42 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   );
 }
 
+/** An imported model as imported (no run), under the env × model recipe's rollout settings. */
+async function evaluateModel(opts: EvalOptions, out: Output): Promise<void> {
+  if (opts.run !== undefined) throw new CliError('give --run ID or --model NAME, not both', EXIT.usage);
+  if (opts.env === undefined) throw new CliError('--model needs --env ID (the environment to evaluate it on)', EXIT.usage);
+  for (const flag of ['rehearsals', 'mode', 'step', 'commit', 'memories', 'robustness'] as const)
+    if (opts[flag] !== undefined) throw new CliError(`--${flag} needs a run (--run ID); --model evaluates the model as imported`, EXIT.usage);
+  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new CliError('--limit must be a positive integer', EXIT.usage);
+  const result = await withEngine(opts.home, async (api) => {
+    out.line(`evaluating model ${opts.model} on ${opts.env} ${opts.split}…`);
+    return api.call('evals.model', { model: opts.model!, env: opts.env!, split: opts.split as Split, limit });
+  });
+  out.result(result, () =>
+    table([
+      ['MODEL', 'ENV', 'SPLIT', 'RECIPE', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'TOKENS/TASK', 'WALL'],
+      [
+        result.model,
+        result.env,
+        result.split,
+        result.recipe,
+        String(result.tasks),
+        pct(result.success),
+        result.meanScore.toFixed(3),
+        pct(result.invalidActionRate),
+        result.envCallsPerTask.toFixed(2),
+        result.tokensPerTask.toFixed(0),
+        `${(result.wallMs / 1000).toFixed(1)} s`,
+      ],
+    ]),
+  );
+}
+
 export function registerEval(program: Command): void {
-  leaf(program.command('eval').description('evaluate a run, or the built-in oracle policy, on a split in the real environment'))
+  leaf(program.command('eval').description('evaluate a run, an imported model, or the built-in oracle policy, on a split in the real environment'))
     .option('--run <id>', 'run id')
+    .option('--model <name>', 'an imported model as imported, no run (with --env; the env × model recipe\'s rollout settings)')
     .option('--checkpoint <dir>', 'checkpoint folder')
     .option('--policy <policy>', 'built-in policy: oracle (the scripted expert / gold replay)')
     .option('--env <env>', 'environment id (with --policy; a run evaluates on its own)')
@@ -131,8 +165,12 @@ export function registerEval(program: Command): void {
     .action(
       act<EvalOptions>(async (_args, opts, out) => {
         if (!SPLITS.includes(opts.split as Split)) throw new CliError(`--split must be one of ${SPLITS.join(', ')}`, EXIT.usage);
+        if (opts.model !== undefined && opts.policy === undefined) {
+          await evaluateModel(opts, out);
+          return;
+        }
         if (opts.policy === undefined) {
-          if (!opts.run) throw new CliError('give --run ID (a trained run) or --policy oracle', EXIT.usage);
+          if (!opts.run) throw new CliError('give --run ID (a trained run), --model NAME (an imported model, with --env) or --policy oracle', EXIT.usage);
           await evaluateRun(opts, out);
           return;
         }

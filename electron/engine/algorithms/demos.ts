@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { JSONL_LINE_BOUNDS, parseJsonLines } from '../envs/jsonl';
 import { formatAction, parseAction } from '../envs/parser';
-import type { Action, Task, ToolEnv } from '../envs/types';
+import type { Action, Task, ToolEnv, ToolSpec } from '../envs/types';
 import { UserPathError, checkUserFile, readUserText } from '../home/user-paths';
 import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
@@ -29,6 +29,11 @@ export interface Demonstration {
   segments: Segment[];
 }
 
+/** How a transcript's system block is written: a tool-schema mode of ours, or the policy's own (an imported model's template: layout.systemTextFor). */
+export type SystemTextOf = (description: string, tools: readonly ToolSpec[]) => string;
+
+const systemTextOf = (t: ToolSchemaMode | SystemTextOf): SystemTextOf => (typeof t === 'function' ? t : (d, tools) => systemText(d, tools, t));
+
 /**
  * Run the expert on each task in the real env and record what it wrote and saw. With `errorProbes`
  * > 0, that share of the tasks (drawn per task from the seed) also records one wrong call before the
@@ -37,7 +42,7 @@ export interface Demonstration {
 export async function expertTranscripts(
   env: ToolEnv,
   tasks: readonly Task[],
-  toolSchemas: ToolSchemaMode,
+  toolSchemas: ToolSchemaMode | SystemTextOf,
   seed: number,
   errorProbes = 0,
 ): Promise<DemoTranscript[]> {
@@ -77,7 +82,7 @@ export async function expertTranscripts(
       out.push({
         taskId: task.id,
         instruction: task.instruction,
-        system: systemText(env.description, tools, toolSchemas),
+        system: systemTextOf(toolSchemas)(env.description, tools),
         initialObservation: episode.initialObservation,
         steps,
         envCalls: episode.cost().envCalls + probeCalls,
@@ -177,7 +182,7 @@ export function checkDemonstrationsFile(file: string, roots?: readonly string[])
 }
 
 /** Reads a JSONL file of demonstrations; a bad line is an error naming the line and the problem, never quoting it. */
-export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: ToolSchemaMode): DemoTranscript[] {
+export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: ToolSchemaMode | SystemTextOf): DemoTranscript[] {
   let text: string;
   try {
     text = readUserText(path, { what: DEMOS_FILE, maxBytes: MAX_DEMONSTRATIONS_BYTES }).text;
@@ -206,7 +211,7 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
     out.push({
       taskId: task?.id ?? `file:${entry.line}`,
       instruction,
-      system: systemText(env.description, task?.tools ?? env.tools(), toolSchemas),
+      system: systemTextOf(toolSchemas)(env.description, task?.tools ?? env.tools()),
       initialObservation: line.initialObservation,
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
       envCalls: 0,
@@ -221,7 +226,7 @@ export async function runDemonstrations(
   env: ToolEnv,
   tasks: readonly Task[],
   sft: { demonstrations: 'expert' | 'file'; demonstrationsFile?: string; errorProbes?: number },
-  toolSchemas: ToolSchemaMode,
+  toolSchemas: ToolSchemaMode | SystemTextOf,
   seed: number,
 ): Promise<DemoTranscript[]> {
   if (sft.demonstrations === 'expert') return expertTranscripts(env, tasks, toolSchemas, seed, sft.errorProbes);

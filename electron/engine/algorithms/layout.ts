@@ -36,16 +36,47 @@ export interface SpecialIds {
   end: number;
   /** Opens the simulator's answer when rehearsal uses the `simulator` prompt. */
   rehearse: number;
+  /**
+   * An imported chat model's own framing (chat-frame.ts): each block opens and closes with its
+   * template's ids instead of the marker and `<|end|>`, and `end` is the template's stop token.
+   * The markers above stay the keys that name the blocks. Absent: our markers frame every block.
+   */
+  frame?: ChatFrame;
 }
 
-export function specialIds(tok: PolicyTokenizer): SpecialIds {
+export function specialIds(tok: PolicyTokenizer, frame?: ChatFrame): SpecialIds {
   const out = {} as Record<keyof typeof SPECIAL, number>;
   for (const [k, t] of Object.entries(SPECIAL)) {
     const id = tok.tokenToId(t);
     if (id === undefined) throw new AlgorithmError(`the tokenizer lacks the special token ${t}`);
     out[k as keyof typeof SPECIAL] = id;
   }
-  return out;
+  return frame ? { ...out, end: frame.close[0], frame } : out;
+}
+
+/** The ids that open the block `marker` names: the marker itself, or the model's own opening. */
+export function openIds(sp: SpecialIds, marker: number): number[] {
+  const f = sp.frame;
+  if (!f) return [marker];
+  if (marker === sp.system) return f.open.system;
+  if (marker === sp.user || marker === sp.memory) return f.open.user;
+  if (marker === sp.obs) return f.open.obs;
+  return f.open.act;
+}
+
+/** The ids that close every block: `<|end|>`, or the model's own close (its stop token first). */
+export const closeIds = (sp: SpecialIds): number[] => sp.frame?.close ?? [sp.end];
+
+/** A block of given text: its opening, `body`, its close. */
+export function framed(sp: SpecialIds, role: TurnRole, marker: number, text: string, body: readonly number[]): Segment {
+  const open = openIds(sp, marker);
+  const close = closeIds(sp);
+  return { role, text, ids: [...open, ...body, ...close], lead: open.length, tail: close.length, logprobs: [] };
+}
+
+/** The system block's text; an imported chat model writes its tools as its own template does. */
+export function systemTextFor(sp: SpecialIds, description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode): string {
+  return sp.frame ? sp.frame.systemText(description, tools, mode) : systemText(description, tools, mode);
 }
 
 export interface Segment {
@@ -65,6 +96,17 @@ export interface Segment {
 }
 
 export type ToolSchemaMode = 'full' | 'compact' | 'none';
+
+/** The framing of each of our blocks, as token ids. */
+export interface ChatFrame {
+  /** Opening ids per block (memory is a user turn, a simulator answer an assistant turn). */
+  open: { system: number[]; user: number[]; act: number[]; obs: number[] };
+  /** Closing ids of every block; the first is the stop token generation ends at. */
+  close: number[];
+  /** The system block's text: the env's description with its tools as the template writes them. */
+  systemText: (description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode) => string;
+}
+
 
 /** The system block's text: the env's description and its tools in the chosen form. */
 export function systemText(description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode): string {
@@ -93,7 +135,7 @@ export function givenSegment(
   const all = tok.encode(text, { parseSpecial: false });
   const cut = all.length > maxTokens;
   const body = !cut ? all : keep === 'head' ? all.slice(0, maxTokens) : all.slice(all.length - maxTokens);
-  return { role, text: cut ? tok.decode(body) : text, ids: [marker, ...body, sp.end], lead: 1, tail: 1, logprobs: [] };
+  return framed(sp, role, marker, cut ? tok.decode(body) : text, body);
 }
 
 export interface PromptParts {
@@ -118,7 +160,8 @@ export interface PromptInsertion {
 
 /** `s` with `ids` placed before its closing `<|end|>`. */
 function extended(tok: PolicyTokenizer, s: Segment, ids: readonly number[]): Segment {
-  return { ...s, text: s.text + tok.decode(ids), ids: [...s.ids.slice(0, -1), ...ids, s.ids[s.ids.length - 1]] };
+  const at = s.ids.length - s.tail;
+  return { ...s, text: s.text + tok.decode(ids), ids: [...s.ids.slice(0, at), ...ids, ...s.ids.slice(at)] };
 }
 
 /**
@@ -144,7 +187,7 @@ export function promptSegments(
     const block = givenSegment(tok, sp, 'memory', sp.memory, p.memory, memoryRoom(used, limits), 'tail');
     out.push(ins?.where === 'memory' ? extended(tok, block, ins.ids) : block);
   } else if (ins?.where === 'memory') {
-    out.push({ role: 'memory', text: tok.decode(ins.ids), ids: [sp.memory, ...ins.ids, sp.end], lead: 1, tail: 1, logprobs: [] });
+    out.push(framed(sp, 'memory', sp.memory, tok.decode(ins.ids), ins.ids));
   }
   return [...out, ...initial];
 }
@@ -171,12 +214,15 @@ export function generatedSegment(
 ): Segment {
   const ended = generated[generated.length - 1] === sp.end;
   const body = ended ? generated.slice(0, -1) : [...generated];
+  const open = openIds(sp, marker);
+  // The stop token, when generated, is the policy's; the rest of the close (or all of it, after a cut) is forced.
+  const forced = ended ? closeIds(sp).slice(1) : closeIds(sp);
   return {
     role,
     text: tok.decode(body),
-    ids: [marker, ...generated, ...(ended ? [] : [sp.end])],
-    lead: 1,
-    tail: ended ? 0 : 1,
+    ids: [...open, ...generated, ...forced],
+    lead: open.length,
+    tail: forced.length,
     logprobs: [...logprobs],
   };
 }

@@ -27,6 +27,7 @@ import { SPECIAL_TOKENS, loadTokenizer } from '../../../native-models/tokenizer'
 import type { TextTokenizer } from '../../../native-models/tokenizer';
 import { envTokenizer, MIN_VOCAB } from './env-tokenizer';
 import { AlgorithmError } from './errors';
+import { chatFrame } from './chat-frame';
 import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
 
 export interface SamplingOptions {
@@ -96,6 +97,16 @@ export interface PretrainedModel {
 
 export { envTokenizer } from './env-tokenizer';
 
+/**
+ * `model` with its context cut to `tokens` (a run's `contextTokens`), never above its own: the
+ * memory of a train step grows with the square of the sequence, and a 135M model at 8,192 tokens
+ * does not fit beside anything else on a small machine.
+ */
+export function withContext(model: PretrainedModel, tokens: number | undefined): PretrainedModel {
+  if (tokens === undefined || tokens >= model.config.maxSeqLen) return model;
+  return { ...model, config: { ...model.config, maxSeqLen: tokens } };
+}
+
 export class NativePolicy implements Policy, ReferencePolicy {
   readonly specials: SpecialIds;
   private trainers = new Map<string, Trainer>();
@@ -110,7 +121,8 @@ export class NativePolicy implements Policy, ReferencePolicy {
     first: Trainer,
     firstKey: string,
   ) {
-    this.specials = specialIds(tokenizer);
+    // An imported chat model frames its turns as its own template does (chat-frame.ts).
+    this.specials = specialIds(tokenizer, chatFrame(tokenizer));
     this.active = first;
     this.trainers.set(firstKey, first);
   }

@@ -16,7 +16,7 @@ import { TranscriptRecorder } from '../envs/episode-base';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
-import { type PromptInsertion, type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, promptSegments, systemText, toTurns } from './layout';
+import { type PromptInsertion, type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, openIds, promptSegments, systemTextFor, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
 import { ServerDownEpisode } from '../envs/mcp/server-down-episode';
@@ -191,7 +191,7 @@ function taskPrompt(policy: Policy, env: ToolEnv, task: Task, tools: ToolSpec[],
   return promptSegments(
     policy.tokenizer,
     policy.specials,
-    { system: systemText(env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation, insertion: settings.insertion },
+    { system: systemTextFor(policy.specials, env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation, insertion: settings.insertion },
     settings.maxObservationTokens,
     promptLimits(policy, settings),
   );
@@ -233,7 +233,7 @@ async function actTurn(policy: Policy, lives: Live[], s: RolloutSettings, seed: 
   }
   if (!rows.length) return;
   const gens = await policy.generate(
-    rows.map((l) => ({ prompt: [...flatten(l.segments), sp.act], maxNewTokens: Math.min(s.maxTokensPerTurn, policy.maxSeqLen - length(l) - 2) })),
+    rows.map((l) => ({ prompt: [...flatten(l.segments), ...openIds(sp, sp.act)], maxNewTokens: Math.min(s.maxTokensPerTurn, policy.maxSeqLen - length(l) - 2) })),
     { temperature: s.temperature, topP: s.topP, seed },
   );
   rows.forEach((l, i) => {
@@ -278,7 +278,7 @@ async function rehearseTurn(policy: Policy, lives: Live[], s: RolloutSettings, s
   }
   if (!rows.length) return;
   const gens = await policy.generate(
-    rows.map((l) => ({ prompt: [...flatten(l.segments), sp.obs], maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - length(l) - 2) })),
+    rows.map((l) => ({ prompt: [...flatten(l.segments), ...openIds(sp, sp.obs)], maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - length(l) - 2) })),
     { temperature: s.temperature, topP: s.topP, seed },
   );
   rows.forEach((l, i) => {
@@ -304,7 +304,7 @@ async function simulateTurn(policy: Policy, env: ToolEnv, lives: Live[], s: Roll
   if (!rows.length) return;
   const gens = await policy.generate(
     rows.map(({ prompt }) => ({
-      prompt: [...flatten(prompt), sp.rehearse],
+      prompt: [...flatten(prompt), ...openIds(sp, sp.rehearse)],
       maxNewTokens: Math.min(s.maxObservationTokens, policy.maxSeqLen - flatten(prompt).length - 2),
     })),
     { temperature: s.temperature, topP: s.topP, seed },

@@ -19,7 +19,7 @@ import { runPawStage } from './loops/paw';
 import { runRoleGrpoStage } from './loops/role-grpo';
 import { runRwmlStage } from './loops/rwml';
 import { runSftStage } from './loops/sft';
-import { NativePolicy, type PolicyOptions, type PretrainedModel } from './policy';
+import { NativePolicy, type PolicyOptions, type PretrainedModel, withContext } from './policy';
 import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
 import { rlSamplingProblem } from '../runs/preflight';
@@ -96,6 +96,8 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   io.onProgress(0, 'setup');
   const imported = 'imported' in config.model ? config.model.imported : undefined;
   // Adapters on a frozen random model would learn nothing worth having.
+  if (config.contextTokens !== undefined && !imported)
+    throw new AlgorithmError('contextTokens applies to imported models; a preset keeps its own context');
   if (loraOf(config) && !imported) throw new AlgorithmError('LoRA adapters train on a pretrained model: pick an imported model, or set lora.rank to 0');
   // A fresh preset run trains its tokenizer on the demonstrations it will use (file or expert); an
   // env with neither gives its tool schemas and instructions. A resumed run has its saved tokenizer,
@@ -134,7 +136,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
     // optim.stages.*.resetMoments (RunContext.beginStage), as any later stage of a run does.
     policy = await NativePolicy.fromCheckpoint(init, options);
     io.onLog('info', `initialised from ${init}`);
-  } else if (imported) policy = await NativePolicy.fromPretrained(pretrained(io, imported), options, loraOf(config));
+  } else if (imported) policy = await NativePolicy.fromPretrained(withContext(pretrained(io, imported), config.contextTokens), options, loraOf(config));
   else {
     const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
     policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus });

@@ -1,5 +1,6 @@
 // Worker-side operations that need a trained policy: evaluation, private rehearsals, and a
 // committed run with a (possibly edited) memory. Each loads the run's checkpoint once and keeps it.
+import { join } from 'node:path';
 import type { RehearsalMemory, RobustnessTable, RunConfig } from '../../contract';
 import {
   envOptions,
@@ -13,11 +14,13 @@ import {
   realityCheck,
   rolloutSettings,
   toNewRollout,
+  withContext,
   type RolloutResult,
 } from '../algorithms';
 import { renderMemory } from '../algorithms/memory-text';
 import { evaluateRobustness } from '../algorithms/robustness';
 import { getEnv } from '../envs/registry';
+import { loadModel } from '../models/registry';
 import type { Split, Task, ToolEnv } from '../envs/types';
 import type { NewRollout } from '../store';
 
@@ -26,15 +29,30 @@ export interface PolicySource {
   checkpointDir: string;
 }
 
+/** An imported model as imported (no run): `config.model` names it, `modelsDir` holds it. */
+export interface ModelSource {
+  config: RunConfig;
+  modelsDir: string;
+}
+
 let cached: { dir: string; policy: NativePolicy } | null = null;
 
 /** The run's policy at a checkpoint (any model: the config is stored with it); the last one loaded stays warm. */
-async function policyAt(source: PolicySource): Promise<NativePolicy> {
-  if (cached?.dir === source.checkpointDir) return cached.policy;
-  const policy = await NativePolicy.fromCheckpoint(source.checkpointDir, { seed: source.config.seed, session: { provider: source.config.provider } });
+async function policyAt(source: PolicySource | ModelSource): Promise<NativePolicy> {
+  const imported = 'modelsDir' in source ? importedName(source.config) : undefined;
+  const key = 'modelsDir' in source ? join(source.modelsDir, imported!) : source.checkpointDir;
+  if (cached?.dir === key) return cached.policy;
+  const opts = { seed: source.config.seed, optimizer: {}, knobs: {}, session: { provider: source.config.provider } };
+  // The imported model gains our role markers exactly as a run from it does (NativePolicy.fromPretrained).
+  const policy = 'modelsDir' in source ? await NativePolicy.fromPretrained(withContext(loadModel(source.modelsDir, imported!), source.config.contextTokens), opts) : await NativePolicy.fromCheckpoint(source.checkpointDir, opts);
   if (cached) await cached.policy.release();
-  cached = { dir: source.checkpointDir, policy };
+  cached = { dir: key, policy };
   return policy;
+}
+
+function importedName(config: RunConfig): string {
+  if (!('imported' in config.model)) throw new Error('a model evaluation needs an imported model');
+  return config.model.imported;
 }
 
 async function world(config: RunConfig, taskId?: string): Promise<{ env: ToolEnv; task?: Task }> {
@@ -42,7 +60,9 @@ async function world(config: RunConfig, taskId?: string): Promise<{ env: ToolEnv
   return { env, task: taskId === undefined ? undefined : env.task(taskId) };
 }
 
-export interface EvaluateInput extends PolicySource {
+export type EvaluateInput = (PolicySource | ModelSource) & EvaluateOptions;
+
+export interface EvaluateOptions {
   split: Split;
   limit?: number;
   rehearsals: number;

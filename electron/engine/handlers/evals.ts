@@ -1,11 +1,35 @@
-import { ContractError, type EvalResult, type Memory } from '../../contract';
+import { ContractError, RunConfig, type EvalResult, type Memory, type ModelEvalResult } from '../../contract';
+import type { EvaluateOutput } from '../compute/policy-ops';
+import { listModels } from '../models/registry';
+import { recommendedRecipe } from '../runs/recipes';
 import { ROBUSTNESS_SIZES } from '../algorithms/robustness';
 import type { EngineServices } from '../system/services';
 import { computeJob, policySource } from '../runs/compute-jobs';
 import type { HandlerGroup } from './types';
 
-export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
+export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list' | 'evals.model'> = (s) => ({
   'evals.list': ({ runId }) => ({ items: s.store.evaluations.list(runId) }),
+  /** An imported model as imported, no run: the recipe's rollout settings, greedy, in the real environment. */
+  'evals.model': async (input) => {
+    // The env is checked where it opens (the compute worker), as evals.run's is.
+    if (!listModels(s.paths.models).some((m) => m.name === input.model))
+      throw new ContractError('not_found', `no imported model "${input.model}" (envace models list; envace import --hf DIR | --gguf FILE)`);
+    const recipe = recommendedRecipe(input.env, { imported: input.model });
+    const config = RunConfig.parse(recipe.config);
+    const label = `evaluate model ${input.model} on ${input.env} ${input.split}`;
+    const out = await computeJob(s, { kind: 'evaluate', label }, () =>
+      s.compute.call('evaluate', { config, modelsDir: s.paths.models, split: input.split, limit: input.limit, rehearsals: 0, mode: 'parallel', commit: 'prompt', seed: input.seed }),
+    );
+    const result: ModelEvalResult = {
+      model: input.model,
+      env: out.env,
+      split: input.split,
+      recipe: recipe.id,
+      ...figures(out),
+      perTask: out.perTask.map(({ taskId, success, score, envCalls }) => ({ taskId, success, score, envCalls })),
+    };
+    return result;
+  },
   /** Held-out evaluation in the real environment, with or without test-time rehearsal. */
   'evals.run': async (input) => {
     const { run, step, source } = policySource(s, input.runId, input.step);
@@ -41,13 +65,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
       mode: input.mode,
       commit: input.commit,
       memories: input.memories,
-      tasks: out.tasks,
-      success: out.success,
-      meanScore: out.meanScore,
-      invalidActionRate: out.invalidActionRate,
-      envCallsPerTask: out.envCallsPerTask,
-      tokensPerTask: out.tokensPerTask,
-      wallMs: out.wallMs,
+      ...figures(out),
       fidelity: out.fidelity,
       perTask: out.perTask.map((t, i) => ({ ...t, rolloutId: ids[i] ?? null })),
       ...(out.robustness ? { robustness: out.robustness } : {}),
@@ -62,6 +80,17 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list'> = (s) => ({
     }
     return s.store.evaluations.insert(result);
   },
+});
+
+/** The figures every evaluation reports, from the compute worker's answer. */
+const figures = (out: EvaluateOutput) => ({
+  tasks: out.tasks,
+  success: out.success,
+  meanScore: out.meanScore,
+  invalidActionRate: out.invalidActionRate,
+  envCallsPerTask: out.envCallsPerTask,
+  tokensPerTask: out.tokensPerTask,
+  wallMs: out.wallMs,
 });
 
 /** The newest version of each task's stored memory of a run (the Memory view's rehearsals and edits). */

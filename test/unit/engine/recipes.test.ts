@@ -30,8 +30,19 @@ describe('recommended recipes', () => {
     }
   });
 
-  it('an imported model gets LoRA and full tool schemas; presets keep the from-scratch shape', () => {
-    expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, rollout: { toolSchemas: 'full' } });
+  it('an imported model gets LoRA, a bounded context and tool schemas in every env; presets keep the from-scratch shape', () => {
+    // bfcl's few functions per task fit as full schemas; retail's 16 tau2 tools (3,350 tokens in full) go one line each.
+    expect(RunConfig.parse(recommendedRecipe('bfcl', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, contextTokens: 1024, rollout: { toolSchemas: 'full', maxTurns: 1 } });
+    expect(RunConfig.parse(recommendedRecipe('retail', { imported: 'qwen' }).config)).toMatchObject({ lora: { rank: 8 }, contextTokens: 1024, rollout: { toolSchemas: 'compact' } });
+    for (const env of ['bfcl', 'retail', 'files', 'memory', 'some-users-mcp-server']) {
+      const recipe = recommendedRecipe(env, { imported: 'smollm2' });
+      const config = RunConfig.parse(recipe.config);
+      expect(recipe.id).toBe(`${env}/imported`);
+      expect(config.model).toEqual({ imported: 'smollm2' });
+      expect(config.lora.rank).toBeGreaterThan(0);
+      expect(config.rollout.toolSchemas).not.toBe('none');
+      expect(config.sft.steps).toBeGreaterThan(0);
+    }
     expect(RunConfig.parse(recommendedRecipe('household').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 3, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
     // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens first: what made tiny copy ids.
     expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({

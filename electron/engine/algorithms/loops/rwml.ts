@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { groupAdvantages } from '../advantages';
 import { microBatches, pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { type Segment, flatten, generatedSegment } from '../layout';
+import { type Segment, flatten, generatedSegment, openIds } from '../layout';
 import { Rng, deriveSeed } from '../../random';
 import { type RolloutResult, toNewRollout } from '../rollout';
 import { fillBatch, similarityFunction, similarityReward } from '../rwml';
@@ -65,7 +65,7 @@ export async function runRwmlStage(ctx: RunContext, stage: Stage, startStep: num
       const gens = await ctx.policy.generate(
         items.flatMap((t) =>
           Array.from({ length: G }, () => ({
-            prompt: [...flatten(t.prefix), ctx.policy.specials.obs],
+            prompt: [...flatten(t.prefix), ...openIds(ctx.policy.specials, ctx.policy.specials.obs)],
             maxNewTokens: Math.min(c.rollout.maxObservationTokens, room(t)),
           })),
         ),

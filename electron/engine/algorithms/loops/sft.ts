@@ -9,12 +9,15 @@ import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { type Demonstration, fitDemonstration, runDemonstrations } from '../demos';
 import { AlgorithmError } from '../errors';
-import { flatten, givenMask } from '../layout';
+import { flatten, givenMask, systemTextFor } from '../layout';
+import type { ToolSpec } from '../../envs/types';
 import { epochSlice } from '../../random';
 
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;
-  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, c.rollout.toolSchemas, c.seed);
+  // The system block as the policy writes it: an imported chat model's tools in its own template's form.
+  const system = (description: string, tools: readonly ToolSpec[]) => systemTextFor(ctx.policy.specials, description, tools, c.rollout.toolSchemas);
+  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, system, c.seed);
   const demos: Demonstration[] = [];
   const dropped: string[] = [];
   for (const t of ctx.demoCache) {

@@ -34,6 +34,7 @@ const topLevelGroup: Record<string, GroupId> = {
   seed: 'setup',
   algo: 'method',
   steps: 'budgets',
+  contextTokens: 'budgets',
   checkpointEvery: 'budgets',
   evalEvery: 'budgets',
   initFrom: 'method',

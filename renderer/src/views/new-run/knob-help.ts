@@ -82,6 +82,7 @@ export const knobHelp: Record<string, string> = {
   'testTime.memoryTokens': 'Context reserved for a rehearsal memory: it gets at least this many tokens, even at the cost of turn room.',
   'testTime.memoryAwareFraction': 'Fraction of RL episodes given a memory block from their own private rehearsals.',
   steps: 'Training steps for the whole run.',
+  contextTokens: 'Imported models: the context the run uses, at most the model’s own (a train step’s memory grows with the square of the sequence).',
   checkpointEvery: 'Write a checkpoint every this many steps; a run resumes from its last one.',
   checkpointKeepLast: 'Keep only the newest this many checkpoints on disk; older ones are deleted as training goes (fork, export and resume offer the kept ones).',
   checkpointKeepBest: 'Also keep the checkpoint with the best held-out success (needs evalEvery above 0).',
