@@ -11,7 +11,11 @@ const tokenizerCache = new Map<string, TextTokenizer>();
 /**
  * Our byte-level BPE on the env corpus, memoised per (corpus, vocab size). Digits are kept out of
  * the merges (one byte each) so ids and numbers the model never saw still tokenize into pieces it
- * knows and can be copied digit by digit.
+ * knows and can be copied digit by digit. Word starts are kept out of the merges too (a space,
+ * quote or `>` before a word stays its own token): a name then has one segmentation wherever it
+ * appears, so `"Jasitu"` in an observation and `<answer>Jasitu` are the same pieces to copy — with
+ * the start merged in, the answer's first piece was `>Ja`, a token the observation never holds,
+ * and no held-out city was ever answered (user-city 0/66).
  */
 export function envTokenizer(corpus: readonly string[], vocabSize: number): TextTokenizer {
   const key = `${vocabSize}:${corpus.length}:${corpus.join('\u0000')}`;
@@ -19,7 +23,7 @@ export function envTokenizer(corpus: readonly string[], vocabSize: number): Text
   if (!tok) {
     tok = trainTokenizer(
       corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
-      { vocabSize },
+      { vocabSize, separateWordStarts: true },
     );
     tokenizerCache.set(key, tok);
   }
