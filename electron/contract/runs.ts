@@ -50,6 +50,8 @@ export const RunConfig = z.strictObject({
   worldMode: z.enum(['fixed', 'procedural']).default('fixed'),
   /** Curriculum: which task families train/held-out draw from — one-call look-ups, + chains, or all (ood keeps its own). */
   taskMix: z.enum(['lookups', 'chains', 'all']).default('all'),
+  /** retail: fixed: one phrasing and field order; varied: phrasings, preambles, system notes, field order and distractor fields drawn per task. */
+  layout: z.enum(['fixed', 'varied']).default('fixed'),
   /**
    * retail: how many training tasks the generator draws (its default: 200). In a procedural world every
    * task brings new entities, so more tasks is more to generalise from, where 200 are memorised.

@@ -11,7 +11,7 @@ import { UserPathError, checkUserFile, readUserText } from '../home/user-paths';
 import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
 import { Rng, deriveSeed } from '../random';
-import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
+import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText, taskDescription } from './layout';
 
 export interface DemoTranscript {
   taskId: string;
@@ -77,7 +77,7 @@ export async function expertTranscripts(
       out.push({
         taskId: task.id,
         instruction: task.instruction,
-        system: systemText(env.description, tools, toolSchemas),
+        system: systemText(taskDescription(env.description, task), tools, toolSchemas),
         initialObservation: episode.initialObservation,
         steps,
         envCalls: episode.cost().envCalls + probeCalls,
@@ -206,7 +206,7 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
     out.push({
       taskId: task?.id ?? `file:${entry.line}`,
       instruction,
-      system: systemText(env.description, task?.tools ?? env.tools(), toolSchemas),
+      system: systemText(taskDescription(env.description, task), task?.tools ?? env.tools(), toolSchemas),
       initialObservation: line.initialObservation,
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
       envCalls: 0,

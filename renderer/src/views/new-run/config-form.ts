@@ -28,6 +28,7 @@ const topLevelGroup: Record<string, GroupId> = {
   worldSize: 'setup',
   worldMode: 'setup',
   taskMix: 'setup',
+  layout: 'setup',
   trainTasks: 'setup',
   model: 'setup',
   provider: 'setup',

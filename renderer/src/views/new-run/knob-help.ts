@@ -9,6 +9,7 @@ export const knobHelp: Record<string, string> = {
   worldSize: 'How many users / orders / files / rooms the from-scratch world generators put in play.',
   worldMode: 'retail, household — fixed: one world, held-out = unseen users; procedural: a fresh world per task (worldSize users / objects), so only copying names and ids from the context works.',
   taskMix: 'retail, household — train/held-out tasks: one-call look-ups only, look-ups and chains, or every family (ood keeps its own).',
+  layout: 'retail — fixed: one phrasing per question and one field order; varied: phrasings, greetings, system notes, field order and extra fields drawn per task, so a model must find ids by content, not by position.',
   trainTasks: 'retail — how many training tasks to generate (default 200); with procedural worlds, more tasks means more fresh entities to learn copying from instead of memorising.',
   model: 'A built-in preset trained from scratch, or a model imported from a Hugging Face folder.',
   provider: 'Where compute runs: auto picks the best execution provider that loads on this machine.',
