@@ -155,6 +155,14 @@ export const RunConfig = z.strictObject({
        * real environment's error: the world model learns that calls can fail (algorithms/error-probes.ts).
        */
       errorProbes: z.number().min(0).max(1).default(0),
+      /**
+       * Memory-aware SFT: share of each batch's demonstrations laid out behind a rehearsal memory of
+       * their task, rehearsed by the policy of that step (no env calls; algorithms/sft-memory.ts), so
+       * a memory block at test time is not the first the policy meets.
+       */
+      memoryFraction: z.number().min(0).max(1).default(0),
+      /** The SFT step from which memory rows appear (the policy should act before it rehearses). */
+      memoryFrom: z.number().int().min(1).default(1),
     })
     .prefault({}),
   /** LoRA: rank 0 trains every weight; rank > 0 freezes a pretrained (imported) model and trains rank-r adapters. */

@@ -117,12 +117,15 @@ export function fitDemonstration(
   t: DemoTranscript,
   maxObservationTokens: number,
   maxSeqLen: number,
+  memory?: { text: string; reserve: number; memoryTokens: number },
 ): { demo: Demonstration } | { dropped: string } {
+  // A memory gets the room a rollout would give it (promptSegments' limits), so SFT shows the prompt test time builds.
   const segments = promptSegments(
     tok,
     sp,
-    { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation },
+    { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation, memory: memory?.text },
     maxObservationTokens,
+    memory ? { maxSeqLen, reserve: memory.reserve, memoryTokens: memory.memoryTokens } : undefined,
   );
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
   let firstTurn: number | null = null;
