@@ -59,6 +59,12 @@ export const RunConfig = z.strictObject({
   trainTasks: z.number().int().min(1).max(20_000).optional(),
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
+  /**
+   * A preset's new tokenizer: merged (a space or quote before a word joins its first piece) or
+   * separate (word starts their own token: a name is the same pieces wherever it appears, so it can
+   * be copied; English text takes about twice the tokens). Imported models keep their own.
+   */
+  tokenizerWordStarts: z.enum(['merged', 'separate']).default('merged'),
   steps: z.number().int().min(1).max(1_000_000).default(50),
   seed: Seed.default(0),
   provider: z.enum(['auto', 'cpu', 'cuda', 'webgpu']).default('auto'),

@@ -31,6 +31,7 @@ const topLevelGroup: Record<string, GroupId> = {
   layout: 'setup',
   trainTasks: 'setup',
   model: 'setup',
+  tokenizerWordStarts: 'setup',
   provider: 'setup',
   seed: 'setup',
   algo: 'method',
