@@ -50,6 +50,8 @@ export const RunConfig = z.strictObject({
   worldMode: z.enum(['fixed', 'procedural']).default('fixed'),
   /** Curriculum: which task families train/held-out draw from — one-call look-ups, + chains, or all (ood keeps its own). */
   taskMix: z.enum(['lookups', 'chains', 'all']).default('all'),
+  /** retail: fixed: one phrasing and field order; varied: phrasings, preambles, system notes, field order and distractor fields drawn per task. */
+  layout: z.enum(['fixed', 'varied']).default('fixed'),
   /**
    * retail: how many training tasks the generator draws (its default: 200). In a procedural world every
    * task brings new entities, so more tasks is more to generalise from, where 200 are memorised.
@@ -57,6 +59,12 @@ export const RunConfig = z.strictObject({
   trainTasks: z.number().int().min(1).max(20_000).optional(),
   algo: Algo.default('envace'),
   model: ModelRef.default({ preset: 'tiny' }),
+  /**
+   * A preset's new tokenizer: merged (a space or quote before a word joins its first piece) or
+   * separate (word starts their own token: a name is the same pieces wherever it appears, so it can
+   * be copied; English text takes about twice the tokens). Imported models keep their own.
+   */
+  tokenizerWordStarts: z.enum(['merged', 'separate']).default('merged'),
   steps: z.number().int().min(1).max(1_000_000).default(50),
   /**
    * Imported models: the context the run uses, at most the model's own (a train step's memory grows
@@ -158,6 +166,14 @@ export const RunConfig = z.strictObject({
        * real environment's error: the world model learns that calls can fail (algorithms/error-probes.ts).
        */
       errorProbes: z.number().min(0).max(1).default(0),
+      /**
+       * Memory-aware SFT: share of each batch's demonstrations laid out behind a rehearsal memory of
+       * their task, rehearsed by the policy of that step (no env calls; algorithms/sft-memory.ts), so
+       * a memory block at test time is not the first the policy meets.
+       */
+      memoryFraction: z.number().min(0).max(1).default(0),
+      /** The SFT step from which memory rows appear (the policy should act before it rehearses). */
+      memoryFrom: z.number().int().min(1).default(1),
     })
     .prefault({}),
   /** LoRA: rank 0 trains every weight; rank > 0 freezes a pretrained (imported) model and trains rank-r adapters. */

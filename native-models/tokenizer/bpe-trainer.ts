@@ -14,6 +14,13 @@ export interface BpeTrainOptions {
   minFrequency?: number;
   /** Tokens that get ids 0..n-1 and are cut out of the corpus before counting. Default SPECIAL_TOKENS. */
   specialTokens?: readonly string[];
+  /**
+   * Never merge the one non-letter the split pattern puts before a letter run (a space, a quote, a
+   * `>`) into the letters. Then a word segments into the same pieces whatever precedes it, so a
+   * name read after `"` in an observation and written after `>` or a space elsewhere is the same
+   * token sequence — what a small model needs to copy names it never saw. Default false.
+   */
+  separateWordStarts?: boolean;
 }
 
 export interface BpeModel {
@@ -76,15 +83,27 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** ASCII letters stand for themselves in the byte alphabet; other bytes (a space is `Ġ`) never count as a letter here. */
+const ASCII_LETTER = /^[A-Za-z]$/;
+
+/**
+ * A pre-token `xLetters` (x one non-letter byte) as `x` and `Letters`: counted apart, no merge can
+ * ever join them. Words of non-ASCII letters keep their start (their bytes are not told apart here).
+ */
+export function splitWordStart(word: string): string[] {
+  return word.length > 1 && !ASCII_LETTER.test(word[0]) && ASCII_LETTER.test(word[1]) ? [word[0], word.slice(1)] : [word];
+}
+
 /** Count pre-tokenized words (as byte-character strings) over the corpus, with special tokens cut out. */
-export function countWords(corpus: Iterable<string>, specialTokens: readonly string[]): Map<string, number> {
+export function countWords(corpus: Iterable<string>, specialTokens: readonly string[], separateWordStarts = false): Map<string, number> {
   const preTokenizer = new SequencePreTokenizer(PRE_TOKENIZER_CONFIG as never);
   const cut = specialTokens.length > 0 ? new RegExp(specialTokens.map(escapeRegExp).join('|'), 'g') : null;
   const counts = new Map<string, number>();
   for (const text of corpus) {
     for (const piece of cut ? text.split(cut) : [text]) {
       if (piece.length === 0) continue;
-      for (const word of preTokenizer.pre_tokenize_text(piece)) counts.set(word, (counts.get(word) ?? 0) + 1);
+      for (const word of preTokenizer.pre_tokenize_text(piece))
+        for (const w of separateWordStarts ? splitWordStart(word) : [word]) counts.set(w, (counts.get(w) ?? 0) + 1);
     }
   }
   return counts;
@@ -103,7 +122,7 @@ export function trainBpe(corpus: Iterable<string>, opts: BpeTrainOptions): BpeMo
   const idOf = new Map<string, number>(vocab.map((t, i) => [t, i]));
   const reserved = new Set(specialTokens);
 
-  const wordCounts = countWords(corpus, specialTokens);
+  const wordCounts = countWords(corpus, specialTokens, opts.separateWordStarts);
   const words: number[][] = [];
   const freq: number[] = [];
   for (const [word, count] of wordCounts) {

@@ -11,7 +11,7 @@ import { UserPathError, checkUserFile, readUserText } from '../home/user-paths';
 import { isErrorObservation, probeCall } from './error-probes';
 import { AlgorithmError } from './errors';
 import { Rng, deriveSeed } from '../random';
-import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText } from './layout';
+import { type PolicyTokenizer, type Segment, type SpecialIds, type ToolSchemaMode, givenSegment, promptSegments, systemText, taskDescription } from './layout';
 
 export interface DemoTranscript {
   taskId: string;
@@ -82,7 +82,7 @@ export async function expertTranscripts(
       out.push({
         taskId: task.id,
         instruction: task.instruction,
-        system: systemTextOf(toolSchemas)(env.description, tools),
+        system: systemTextOf(toolSchemas)(taskDescription(env.description, task), tools),
         initialObservation: episode.initialObservation,
         steps,
         envCalls: episode.cost().envCalls + probeCalls,
@@ -122,12 +122,15 @@ export function fitDemonstration(
   t: DemoTranscript,
   maxObservationTokens: number,
   maxSeqLen: number,
+  memory?: { text: string; reserve: number; memoryTokens: number },
 ): { demo: Demonstration } | { dropped: string } {
+  // A memory gets the room a rollout would give it (promptSegments' limits), so SFT shows the prompt test time builds.
   const segments = promptSegments(
     tok,
     sp,
-    { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation },
+    { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation, memory: memory?.text },
     maxObservationTokens,
+    memory ? { maxSeqLen, reserve: memory.reserve, memoryTokens: memory.memoryTokens } : undefined,
   );
   let used = segments.reduce((n, s) => n + s.ids.length, 0);
   let firstTurn: number | null = null;
@@ -211,7 +214,7 @@ export function readDemonstrationFile(path: string, env: ToolEnv, toolSchemas: T
     out.push({
       taskId: task?.id ?? `file:${entry.line}`,
       instruction,
-      system: systemTextOf(toolSchemas)(env.description, task?.tools ?? env.tools()),
+      system: systemTextOf(toolSchemas)(taskDescription(env.description, task), task?.tools ?? env.tools()),
       initialObservation: line.initialObservation,
       steps: line.steps.map((s) => ({ actionText: s.action, observation: s.observation })),
       envCalls: 0,

@@ -107,6 +107,10 @@ export interface ChatFrame {
   systemText: (description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode) => string;
 }
 
+/** The env's description with the task's own system note after it (a varied layout's), when it has one. */
+export function taskDescription(description: string, task?: { systemNote?: string }): string {
+  return task?.systemNote ? `${description}\n${task.systemNote}` : description;
+}
 
 /** The system block's text: the env's description and its tools in the chosen form. */
 export function systemText(description: string, tools: readonly ToolSpec[], mode: ToolSchemaMode): string {

@@ -16,7 +16,7 @@ import { TranscriptRecorder } from '../envs/episode-base';
 import { formatAction, parseAction } from '../envs/parser';
 import type { Action, ChecklistResult, EnvCheck, Episode, Task, ToolCall, ToolEnv, ToolSpec } from '../envs/types';
 import { AlgorithmError } from './errors';
-import { type PromptInsertion, type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, openIds, promptSegments, systemTextFor, toTurns } from './layout';
+import { type PromptInsertion, type Segment, type ToolSchemaMode, flatten, generatedSegment, givenSegment, memoryRoom, openIds, promptSegments, systemTextFor, taskDescription, toTurns } from './layout';
 import type { Policy } from './policy';
 import { Rng, deriveSeed } from '../random';
 import { ServerDownEpisode } from '../envs/mcp/server-down-episode';
@@ -191,7 +191,7 @@ function taskPrompt(policy: Policy, env: ToolEnv, task: Task, tools: ToolSpec[],
   return promptSegments(
     policy.tokenizer,
     policy.specials,
-    { system: systemTextFor(policy.specials, env.description, tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation, insertion: settings.insertion },
+    { system: systemTextFor(policy.specials, taskDescription(env.description, task), tools, settings.toolSchemas), instruction: task.instruction, memory, initialObservation, insertion: settings.insertion },
     settings.maxObservationTokens,
     promptLimits(policy, settings),
   );

@@ -39,7 +39,7 @@ const BUILTIN_ENVS: EnvRegistration[] = [
     id: 'retail',
     description: 'tau2 retail DB + 16 tools; generated look-ups, chains, writes, impossible requests',
     track: 'scratch',
-    options: ['worldSize', 'worldSeed', 'seed', 'counts', 'worldMode', 'taskMix'],
+    options: ['worldSize', 'worldSeed', 'seed', 'counts', 'worldMode', 'taskMix', 'layout'],
     create: async (o) => new (await import('./retail/env')).RetailEnv(o as import('./retail/env').RetailOptions),
   },
   {

@@ -104,6 +104,8 @@ export interface Task {
   maxTurns: number;
   /** Tools offered for this task only (BFCL: each item brings its own functions); when absent, `env.tools()`. */
   tools?: ToolSpec[];
+  /** Text the system block carries for this task after the env's description (a varied layout's note); absent: none. */
+  systemNote?: string;
   /** Env-specific data the episode needs (seeded world parameters, expected end state…). */
   meta?: { [key: string]: JsonValue };
 }

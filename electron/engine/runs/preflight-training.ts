@@ -131,7 +131,7 @@ export async function contextFit(
       ? demoCorpus(sample.transcripts)
       : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
     const { envTokenizer, MIN_VOCAB } = await import('../algorithms/env-tokenizer');
-    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB));
+    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB), config.tokenizerWordStarts);
     maxSeqLen = base.maxSeqLen;
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';
@@ -154,10 +154,10 @@ export async function contextFit(
   const promptTokens = (t: Pick<DemoTranscript, 'system' | 'instruction' | 'initialObservation'>) =>
     layout.promptSegments(tokenizer, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObs).reduce((n, g) => n + g.ids.length, 0);
   // Without demonstrations, the tasks' own prompts (no initial observation recorded).
-  const system = layout.systemText(env.description, env.tools(), config.rollout.toolSchemas);
+  const systemOf = (task: ReturnType<typeof env.task>) => layout.systemText(layout.taskDescription(env.description, task), env.tools(), config.rollout.toolSchemas);
   const prompts = sample.transcripts.length
     ? sample.transcripts.map(promptTokens)
-    : env.tasks('train').map((t) => promptTokens({ system, instruction: env.task(t.id).instruction, initialObservation: '' }));
+    : env.tasks('train').map((t) => env.task(t.id)).map((task) => promptTokens({ system: systemOf(task), instruction: task.instruction, initialObservation: '' }));
   const counted = `counted with ${which}`;
   const knobs = contextKnobs(config, maxSeqLen);
   const checks: Check[] = [];

@@ -12,6 +12,7 @@ import { AlgorithmError } from '../errors';
 import { flatten, givenMask, systemTextFor } from '../layout';
 import type { ToolSpec } from '../../envs/types';
 import { epochSlice } from '../../random';
+import { type SftMemoryInputs, withRehearsalMemories } from '../sft-memory';
 
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;
@@ -45,16 +46,35 @@ export async function runSftStage(ctx: RunContext, stage: Stage, startStep: numb
   const batchSize = c.rollout.tasksPerStep * c.rollout.k;
   const loss = !c.sft.worldModelLoss ? 'act tokens' : c.sft.worldModelLossFrom > 1 ? `act tokens, + env tokens from step ${c.sft.worldModelLossFrom}` : 'act + env tokens';
   ctx.io.onLog('info', `sft: ${demos.length} ${c.sft.demonstrations} demonstrations, ${batchSize} per step, loss on ${loss}`);
+  const memory = c.sft.memoryFraction > 0 ? memoryInputs(ctx) : null;
+  if (memory) ctx.io.onLog('info', `sft: ${Math.round(c.sft.memoryFraction * 100)} % of the rows behind a rehearsal memory from step ${c.sft.memoryFrom}`);
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
     // The data cursor is a function of the global step, so a resumed run continues the same order.
-    const batch = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const plain = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const aware = memory ? await withRehearsalMemories(memory, step, plain) : null;
+    const batch = aware?.batch ?? plain;
     const roles = sftLossRoles(c.sft, step);
     const rows = batch.map((d) => ({ tokens: flatten(d.segments), sftMask: givenMask(d.segments, roles) }));
     const stats = await ctx.policy.trainStep(microBatches(rows, c.optim.microBatchTokens), { sft: { aggregation: c.loss.aggregation } });
     const ms = performance.now() - t0;
-    const metrics = { ...ctx.trainMetrics([stats], ms), tokens_per_s: (stats.tokens / ms) * 1000, env_calls: 0 };
+    const memoryMetrics: Record<string, number> = aware ? { sft_memories: aware.memories, sft_memory_tokens: aware.memories ? aware.memoryTokens / aware.memories : 0 } : {};
+    const metrics = { ...ctx.trainMetrics([stats], ms), ...memoryMetrics, tokens_per_s: (stats.tokens / ms) * 1000, env_calls: 0 };
     if (!(await ctx.finishStep(step, stage, metrics, []))) return false;
   }
   return true;
+}
+
+/** What memory-aware SFT rehearses with: the run's policy, env and rollout settings, and each demonstration's transcript and task. */
+function memoryInputs(ctx: RunContext): SftMemoryInputs {
+  const c = ctx.config;
+  return {
+    policy: ctx.policy,
+    env: ctx.env,
+    settings: ctx.settings,
+    sft: c.sft,
+    seed: c.seed,
+    transcripts: new Map((ctx.demoCache ?? []).map((t) => [t.taskId, t])),
+    tasks: new Map(ctx.trainTasks.map((t) => [t.id, t])),
+  };
 }

@@ -27,6 +27,7 @@ import {
 } from '../types';
 import { FAMILIES, type Family, type Params } from './families';
 import { PROCEDURAL_MAX_USERS, PROCEDURAL_MIN_USERS, proceduralWorld } from './procedural';
+import { LAYOUTS, type Layout, systemNote, variedInstruction } from './layouts';
 import { RETAIL_TOOLS } from './tools';
 import { buildWorld, hashString, pick, seededRng, WorldConfigError, type RetailWorld } from './world';
 
@@ -43,6 +44,8 @@ export interface RetailOptions {
   worldMode?: WorldMode;
   /** Which families train and heldout draw from (ood keeps its own): the curriculum from look-ups to everything. */
   taskMix?: TaskMix;
+  /** fixed: one phrasing per family and records in one field order; varied: both drawn per task (layouts.ts). */
+  layout?: Layout;
 }
 
 export const WORLD_MODES = ['fixed', 'procedural'] as const;
@@ -72,6 +75,7 @@ export class RetailEnv implements ToolEnv {
   readonly world: RetailWorld;
   readonly worldMode: WorldMode;
   readonly taskMix: TaskMix;
+  readonly layout: Layout;
   private readonly base: Db;
   private readonly worldSize: number;
   private readonly worldSeed: number;
@@ -92,6 +96,8 @@ export class RetailEnv implements ToolEnv {
   constructor(opts: RetailOptions = {}) {
     this.worldMode = opts.worldMode ?? 'fixed';
     this.taskMix = opts.taskMix ?? 'all';
+    this.layout = opts.layout ?? 'fixed';
+    if (!LAYOUTS.includes(this.layout)) throw new WorldConfigError(`retail layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(opts.layout)}`);
     if (!WORLD_MODES.includes(this.worldMode)) throw new WorldConfigError(`retail worldMode must be one of ${WORLD_MODES.join(', ')}, got ${JSON.stringify(opts.worldMode)}`);
     if (!TASK_MIXES.includes(this.taskMix)) throw new WorldConfigError(`retail taskMix must be one of ${TASK_MIXES.join(', ')}, got ${JSON.stringify(opts.taskMix)}`);
     this.specs = loadTau2ToolSpecs('retail');
@@ -158,7 +164,7 @@ export class RetailEnv implements ToolEnv {
       const family = families[(this.worldMode === 'procedural' ? tasks.length : attempt) % families.length];
       if (this.worldMode === 'procedural') {
         const worldSeed = hashString(`retail:procedural:${this.worldSeed}:${this.seed}:${split}:${attempt}`);
-        const world = proceduralWorld(worldSeed, split, this.worldSize);
+        const world = proceduralWorld(worldSeed, split, this.worldSize, this.layout);
         const wrng = seededRng(worldSeed ^ 0x5bd1e995);
         const params = family.sample(world.db, pick(world.userIds, wrng), wrng, { address: world.freshAddress });
         if (!params) continue;
@@ -187,7 +193,7 @@ export class RetailEnv implements ToolEnv {
     if (!db) {
       const seed = task.meta?.worldSeed;
       if (typeof seed !== 'number') throw new Error(`retail task '${task.id}' has no procedural world seed`);
-      db = proceduralWorld(seed, task.split, this.worldSize).db;
+      db = proceduralWorld(seed, task.split, this.worldSize, this.layout).db;
     }
     this.remember(task.id, db);
     return db;
@@ -232,11 +238,16 @@ export class RetailEnv implements ToolEnv {
     ];
     const id = `${split}-${String(index).padStart(4, '0')}-${family.id}`;
     this.expectedHashes.set(id, dbHash(db));
+    // The layout's own stream, seeded by the task, so a task reads the same in every process.
+    const lrng = seededRng(hashString(`retail:layout:${this.seed}:${id}`));
+    const varied = this.layout === 'varied';
+    const note = varied ? systemNote(lrng) : '';
     return {
       id,
       env: this.id,
       split,
-      instruction: family.instruction(params),
+      instruction: varied ? variedInstruction(family.id, family.instruction(params), params, lrng) : family.instruction(params),
+      ...(note ? { systemNote: note } : {}),
       gold: { calls, answer: answerText },
       checklist,
       maxTurns: calls.length + 4,

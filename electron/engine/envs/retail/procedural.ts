@@ -12,6 +12,7 @@
  */
 import { deepFreeze, type Db, type JsonObject } from '../tau2/db';
 import type { JsonValue, Split } from '../types';
+import { type Layout, variedRecord } from './layouts';
 import { hashString, pick, seededRng, type Rng } from './world';
 
 type Rec = JsonObject;
@@ -83,6 +84,10 @@ export interface ProceduralWorld {
   freshAddress: () => Rec;
 }
 
+/** Long fields a varied record keeps at its end, so a capped observation still shows the short ones. */
+const ORDER_TAIL = ['address', 'items', 'fulfillments', 'payment_history'];
+const USER_TAIL = ['orders', 'email', 'payment_methods'];
+
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**
@@ -90,8 +95,11 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
  * 1–2 items over a handful of products. Record keys come in tau2's shapes, but the fields the
  * look-ups ask about (status, price, city, orders) come early, so a capped observation keeps them.
  */
-export function proceduralWorld(seed: number, split: Split, users: number): ProceduralWorld {
+export function proceduralWorld(seed: number, split: Split, users: number, layout: Layout = 'fixed'): ProceduralWorld {
   const rng = seededRng(seed);
+  // Its own stream, so a varied world holds the very entities of the fixed one with the same seed.
+  const lrng = seededRng(seed ^ 0x2c1b3c6d);
+  const vary = (rec: Rec, last: readonly string[] = []): Rec => (layout === 'varied' ? variedRecord(rec, lrng, last) : rec);
   const names = new Namer(rng, split);
   const products: Record<string, Rec> = {};
   const variants: Rec[] = [];
@@ -101,7 +109,7 @@ export function proceduralWorld(seed: number, split: Split, users: number): Proc
     const vs: Record<string, Rec> = {};
     for (const color of COLORS.slice(0, 2 + Math.floor(rng() * 2))) {
       const itemId = names.draw(() => names.digits(10));
-      vs[itemId] = { item_id: itemId, price: round2(10 + rng() * 490), available: rng() < 0.85, options: { color } };
+      vs[itemId] = vary({ item_id: itemId, price: round2(10 + rng() * 490), available: rng() < 0.85, options: { color } });
       variants.push({ name, product_id: productId, ...vs[itemId] });
     }
     products[productId] = { name, product_id: productId, variants: vs };
@@ -113,6 +121,7 @@ export function proceduralWorld(seed: number, split: Split, users: number): Proc
     const last = names.draw(() => names.word(2, 3));
     const userId = names.draw(() => `${first}_${last}_${names.digits(4)}`.toLowerCase());
     const address = names.address();
+    const userAddress = layout === 'varied' ? variedRecord(address, lrng, [], false) : address;
     const card = names.draw(() => `credit_card_${names.digits(7)}`);
     const gift = names.draw(() => `gift_card_${names.digits(7)}`);
     const payment_methods: Rec = {
@@ -128,7 +137,7 @@ export function proceduralWorld(seed: number, split: Split, users: number): Proc
       });
       const status = pick(STATUSES, rng);
       const payer = pick([card, gift], rng);
-      ordersTable[orderId] = {
+      ordersTable[orderId] = vary({
         order_id: orderId,
         user_id: userId,
         status,
@@ -138,17 +147,17 @@ export function proceduralWorld(seed: number, split: Split, users: number): Proc
           status === 'pending' || status === 'cancelled' ? [] : [{ tracking_id: [names.draw(() => names.digits(12))], item_ids: items.map((i) => i.item_id) }],
         payment_history: [{ transaction_type: 'payment', amount: round2(items.reduce((s, i) => s + Number(i.price), 0)), payment_method_id: payer }],
         ...(status === 'cancelled' ? { cancel_reason: 'no longer needed' } : {}),
-      };
+      }, ORDER_TAIL);
       orderIds.push(orderId);
     }
-    usersTable[userId] = {
+    usersTable[userId] = vary({
       user_id: userId,
       name: { first_name: first, last_name: last },
-      address,
+      address: userAddress,
       orders: orderIds,
       email: names.draw(() => `${first}.${last}${names.digits(4)}@example.com`.toLowerCase()),
       payment_methods,
-    };
+    }, USER_TAIL);
   }
   const db = deepFreeze({ users: usersTable, orders: ordersTable, products } as { [k: string]: JsonValue }) as Db;
   return { db, userIds: Object.keys(usersTable), freshAddress: () => names.address() };

@@ -13,6 +13,8 @@ beforeAll(() => {
   env = new RetailEnv({ worldMode: 'procedural', worldSize: 8 });
 });
 
+/** The file's env (a callback's own `env` shadows it). */
+const sharedEnv = (): RetailEnv => env;
 const allTasks = (e: RetailEnv, split: Split): Task[] => e.tasks(split).map((r) => e.task(r.id));
 
 /** Every string that names something in a task's world or request: ids, names, e-mails, addresses, products. */
@@ -61,7 +63,8 @@ describe('retail, procedural worlds', () => {
     for (const id of families) expect(train.filter((t) => t.meta?.family === id).length, id).toBe(200 / families.length);
   });
 
-  it('no entity of a held-out or ood world or request occurs in any training task (all tasks of every split)', () => {
+  it.each(['fixed', 'varied'] as const)('no entity of a held-out or ood world or request occurs in any training task (all tasks of every split; %s layout)', (layout) => {
+    const env = layout === 'fixed' ? sharedEnv() : new RetailEnv({ worldMode: 'procedural', worldSize: 8, layout });
     const bySplit = Object.fromEntries(SPLITS.map((s) => [s, new Set(allTasks(env, s).flatMap((t) => entitiesOf(env, t)))])) as Record<Split, Set<string>>;
     // Thousands of entities per split, so disjointness is not an accident of small sets.
     expect(bySplit.train.size).toBeGreaterThan(10_000);
@@ -72,8 +75,10 @@ describe('retail, procedural worlds', () => {
       expect([...bySplit[other]].filter((x) => !x.includes('|') && !x.includes(' ') && entityBucket(x) !== other)).toEqual([]);
     }
     // Instructions name new entities too: no held-out instruction names a training order, item or user.
-    const trainText = allTasks(env, 'train').map((t) => t.instruction).join('\n');
+    // The varied layout's own text (notes, greetings) is checked too: it is part of every prompt.
+    const trainText = allTasks(env, 'train').map((t) => `${t.instruction}\n${t.systemNote ?? ''}`).join('\n');
     for (const t of allTasks(env, 'heldout')) {
+      expect(t.systemNote ?? '').not.toMatch(/\d/);
       const named = t.instruction.match(/#W\d{7}|\b\d{10}\b|\b[a-z]+_[a-z]+_\d{4}\b/g) ?? [];
       for (const id of named) expect(trainText.includes(id), `${t.id}: ${id}`).toBe(false);
     }

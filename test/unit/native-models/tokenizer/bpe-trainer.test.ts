@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BYTE_TO_CHAR, byteCharsToBytes, bytesToByteChars } from '../../../../native-models/tokenizer/byte-level';
 import { countWords, trainBpe } from '../../../../native-models/tokenizer/bpe-trainer';
 import { SPECIAL_TOKENS } from '../../../../native-models/tokenizer/special-tokens';
+import { trainTokenizer } from '../../../../native-models/tokenizer';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -108,5 +109,40 @@ describe('trainBpe', () => {
     expect(() => trainBpe(['x'], { vocabSize: 100 })).toThrow(/vocabSize must be an integer in \[264,/);
     expect(() => trainBpe(['x'], { vocabSize: 300.5 })).toThrow(RangeError);
     expect(() => trainBpe(['x'], { vocabSize: 300, specialTokens: ['<a>', '<a>'] })).toThrow(/distinct/);
+  });
+
+  it('separateWordStarts: a name segments into the same pieces after a space, a quote or a `>`; without it the start merges in', () => {
+    // Names of syllables as the procedural retail world draws them, in the three places a policy meets them.
+    const syll = ['ba', 'ko', 'ri', 'tu', 'me', 'sa', 'vo', 'li'];
+    const r = rng(5);
+    const name = () => Array.from({ length: 3 }, () => syll[Math.floor(r() * syll.length)]).join('');
+    const corpus = Array.from({ length: 400 }, () => {
+      const [a, b, c] = [name(), name(), name()];
+      return `user ${a} lives in {"city":"${b}"} and <answer>${c}</answer> says Kori`;
+    });
+    const pieces = (sep: boolean, text: string, word: string): string[] => {
+      const tok = trainTokenizer(corpus, { vocabSize: 420, separateWordStarts: sep });
+      const ids = tok.encode(text, { parseSpecial: false });
+      const out = ids.map((i) => tok.decode([i]));
+      // The shortest run of pieces whose text holds the word: exactly the word when its start stays apart.
+      let best: string[] | null = null;
+      for (let i = 0; i < out.length; i++)
+        for (let j = i + 1; j <= out.length; j++)
+          if (out.slice(i, j).join('').includes(word)) {
+            if (!best || j - i < best.length) best = out.slice(i, j);
+            break;
+          }
+      if (best) return best;
+      throw new Error(`${word} not found in ${out.join('|')}`);
+    };
+    const word = 'kotume';
+    const contexts = [`user ${word} x`, `{"city":"${word}"}`, `<answer>${word}</answer>`];
+    const apart = contexts.map((c) => pieces(true, c, word));
+    expect(apart.map((p) => p.join(''))).toEqual([word, word, word]);
+    expect(apart[1]).toEqual(apart[0]);
+    expect(apart[2]).toEqual(apart[0]);
+    // The default trainer merges the start in: at least one context spells the word with its start attached.
+    const merged = contexts.map((c) => pieces(false, c, word).join(''));
+    expect(merged.some((p) => p !== word)).toBe(true);
   });
 });
