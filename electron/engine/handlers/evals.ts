@@ -1,10 +1,10 @@
 import { ContractError, RunConfig, type EvalResult, type Memory, type ModelEvalResult } from '../../contract';
 import type { EvaluateOutput } from '../compute/policy-ops';
-import { listModels } from '../models/registry';
 import { recommendedRecipe } from '../runs/recipes';
 import { ROBUSTNESS_SIZES } from '../algorithms/robustness';
 import type { EngineServices } from '../system/services';
 import { computeJob, policySource } from '../runs/compute-jobs';
+import { models } from './models';
 import type { HandlerGroup } from './types';
 
 export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list' | 'evals.model'> = (s) => ({
@@ -12,7 +12,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list' | 'evals.mod
   /** An imported model as imported, no run: the recipe's rollout settings, greedy, in the real environment. */
   'evals.model': async (input) => {
     // The env is checked where it opens (the compute worker), as evals.run's is.
-    if (!listModels(s.paths.models).some((m) => m.name === input.model))
+    if (!(await models()).listModels(s.paths.models).some((m) => m.name === input.model))
       throw new ContractError('not_found', `no imported model "${input.model}" (envace models list; envace import --hf DIR | --gguf FILE)`);
     const recipe = recommendedRecipe(input.env, { imported: input.model });
     const config = RunConfig.parse(recipe.config);

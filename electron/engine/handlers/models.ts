@@ -7,7 +7,8 @@ import type { ExportOptions, LoraBaseOptions, ModelCard, ModelEntry } from '../m
 // which the engine's start-up and the CLI's quick commands should not pay for.
 type ModelsModule = typeof import('../models');
 let modelsModule: Promise<ModelsModule> | undefined;
-const models = () => (modelsModule ??= import('../models'));
+/** The model stack (and ONNX Runtime under it) loads on first use, never with the engine host (test/integration/startup.test.ts). */
+export const models = () => (modelsModule ??= import('../models'));
 type HubModule = typeof import('../models/hub');
 let hubModule: Promise<HubModule> | undefined;
 const hub = () => (hubModule ??= import('../models/hub'));
