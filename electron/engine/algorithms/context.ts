@@ -14,7 +14,8 @@ import type { TrainRow } from './batch';
 import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
-import type { RolloutSettings } from './rollout';
+import type { RolloutResult, RolloutSettings } from './rollout';
+import { envFailureReport } from './loops/metrics';
 import { type Stage, stageKey, stageLearningRate, stageResetsMoments } from './stage-schedule';
 import type { ReferenceStep } from './simulator';
 
@@ -92,7 +93,8 @@ export class RunContext {
 
   /** The task's reference trajectory as real call/result pairs (from the run's demonstrations). */
   referenceOf(taskId: string): ReferenceStep[] {
-    const t = this.demoCache?.find((d) => d.taskId === taskId);
+    // A demonstration whose environment failed shows our error text, not the world's: no reference.
+    const t = this.demoCache?.find((d) => d.taskId === taskId && d.envFailure === undefined);
     return (t?.steps ?? []).flatMap((s) => (s.observation === null ? [] : [{ action: s.actionText, observation: s.observation }]));
   }
 
@@ -150,10 +152,21 @@ export class RunContext {
     this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
   }
 
-  /** Greedy success, score and invalid-action rate on the held-out tasks, as `eval/*` metrics. */
+  /**
+   * Names in the run's log the episodes whose environment failed (a server that did not start, or
+   * died): each fails that episode only, and the run goes on.
+   */
+  noteEnvFailures(where: string, results: readonly RolloutResult[]): void {
+    const report = envFailureReport(where, results);
+    if (report) this.io.onLog('warn', report);
+  }
+
+  /** Greedy success, score and invalid-action rate on the held-out tasks, and the episodes the environment failed, as `eval/*` metrics. */
   private async heldoutMetrics(step: number): Promise<Record<string, number>> {
     const ev = await evaluatePolicy(this.policy, this.env, this.heldoutTasks, { ...this.settings, temperature: 0 }, { seed: this.config.seed, label: `eval:${step}` });
-    return { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate };
+    this.noteEnvFailures(`held-out evaluation at step ${step}`, ev.results);
+    const envFailures = ev.results.filter((r) => r.envFailure !== null).length;
+    return { 'eval/success': ev.success, 'eval/score': ev.score, 'eval/invalid_action_rate': ev.invalidActionRate, 'eval/env_failures': envFailures };
   }
 
   /**

@@ -22,6 +22,11 @@ export interface DemoTranscript {
   steps: Array<{ actionText: string; observation: string | null; probe?: boolean }>;
   /** Real environment calls it took to record this (0 for a demonstrations file). */
   envCalls: number;
+  /**
+   * What failed in the environment while this was recorded (its server did not start, crashed or
+   * hung): the steps show our error text, not the world's, so SFT drops it (fitDemonstration).
+   */
+  envFailure?: string;
 }
 
 export interface Demonstration {
@@ -71,7 +76,8 @@ export async function expertTranscripts(
           if (wrong) {
             const r = await probeOnce(env, task, seed, wrong);
             probeCalls += r.envCalls;
-            if (isErrorObservation(r.observation)) steps.push({ actionText: formatAction(wrong), observation: r.observation, probe: true });
+            // An error from a server that failed is ours, not the world's answer to the wrong call.
+            if (isErrorObservation(r.observation) && !r.failed) steps.push({ actionText: formatAction(wrong), observation: r.observation, probe: true });
           }
         }
         const r = await episode.step(action);
@@ -86,6 +92,7 @@ export async function expertTranscripts(
         initialObservation: episode.initialObservation,
         steps,
         envCalls: episode.cost().envCalls + probeCalls,
+        ...(episode.failures?.length ? { envFailure: episode.failures.join('; ') } : {}),
       });
     } finally {
       await episode.close();
@@ -95,11 +102,11 @@ export async function expertTranscripts(
 }
 
 /** One call on a fresh episode of `task`, so the demonstration's own episode never sees it. */
-async function probeOnce(env: ToolEnv, task: Task, seed: number, action: Action): Promise<{ observation: string; envCalls: number }> {
+async function probeOnce(env: ToolEnv, task: Task, seed: number, action: Action): Promise<{ observation: string; envCalls: number; failed: boolean }> {
   const episode = await env.reset(task, seed);
   try {
     const r = await episode.step(action);
-    return { observation: r.observation, envCalls: episode.cost().envCalls };
+    return { observation: r.observation, envCalls: episode.cost().envCalls, failed: (episode.failures?.length ?? 0) > 0 };
   } finally {
     await episode.close();
   }
@@ -111,6 +118,12 @@ export function demoCorpus(transcripts: readonly DemoTranscript[]): string[] {
     .flatMap((t) => [t.system, t.instruction, t.initialObservation, ...t.steps.flatMap((s) => [s.actionText, s.observation ?? ''])])
     .filter((x) => x.length > 0);
 }
+
+/** The transcripts whose environment did not fail while they were recorded. */
+export const recorded = (transcripts: readonly DemoTranscript[]): DemoTranscript[] => transcripts.filter((t) => t.envFailure === undefined);
+
+/** Why a demonstration whose environment failed is dropped, in words (SFT's log, the pre-flight). */
+export const envFailureDrop = (failure: string): string => `the environment failed while it was recorded: ${failure}`;
 
 /**
  * Lay a transcript out as segments, dropping trailing turns that do not fit in `maxSeqLen`; a
@@ -124,6 +137,7 @@ export function fitDemonstration(
   maxSeqLen: number,
   memory?: { text: string; reserve: number; memoryTokens: number },
 ): { demo: Demonstration } | { dropped: string } {
+  if (t.envFailure !== undefined) return { dropped: envFailureDrop(t.envFailure) };
   // A memory gets the room a rollout would give it (promptSegments' limits), so SFT shows the prompt test time builds.
   const segments = promptSegments(
     tok,

@@ -86,6 +86,8 @@ export interface RolloutResult {
   envWallMs: number;
   tokensGenerated: number;
   endReason: EndReason;
+  /** What failed in the environment itself during the episode (its server did not start, crashed or hung); null when nothing did. */
+  envFailure: string | null;
   /** With the simulator prompt: one row per rehearsed observation (its prompt + the generated answer). */
   simulatorRows: Segment[][];
 }
@@ -337,6 +339,7 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     envWallMs: cost.envWallMs,
     tokensGenerated: l.segments.reduce((n, s) => n + s.logprobs.length, 0),
     endReason: l.end ?? 'max-turns',
+    envFailure: l.episode?.failures?.length ? l.episode.failures.join('; ') : null,
     simulatorRows: l.simulatorRows,
   };
 }

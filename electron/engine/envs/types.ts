@@ -144,6 +144,12 @@ export interface Episode {
    * server's isError). A gold replay with any is not a success: the gold does not fit the server.
    */
   rejectedCalls?(): string[];
+  /**
+   * Failures of the environment itself, not of the agent (its server did not start, crashed or hung),
+   * in order; where it can tell. Training counts and names such episodes (`env_failures`) and drops a
+   * demonstration recorded through one.
+   */
+  readonly failures?: readonly string[];
   close(): Promise<void>;
 }
 

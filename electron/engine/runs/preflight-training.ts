@@ -109,7 +109,7 @@ export async function contextFit(
 ): Promise<Fit> {
   const none: Fit = { checks: [], demoTokens: null, promptTokens: null, vocabSize: null };
   if (config.initFrom || (!uses.sft && !uses.rollouts)) return none;
-  const [{ demoCorpus, demoSegments }, layout] = await Promise.all([import('../algorithms/demos'), import('../algorithms/layout')]);
+  const [{ demoCorpus, demoSegments, recorded }, layout] = await Promise.all([import('../algorithms/demos'), import('../algorithms/layout')]);
   // A demonstrations file the request may not use (outside the data home, missing, too big) is never
   // opened: the demonstrations check has said why, and the fit is judged on the schemas instead.
   const hasDemos = config.sft.demonstrations === 'file' ? !uses.demonstrationsFileRefused : env.expert !== undefined;
@@ -155,8 +155,11 @@ export async function contextFit(
     layout.promptSegments(tokenizer, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObs).reduce((n, g) => n + g.ids.length, 0);
   // Without demonstrations, the tasks' own prompts (no initial observation recorded).
   const systemOf = (task: ReturnType<typeof env.task>) => layout.systemText(layout.taskDescription(env.description, task), env.tools(), config.rollout.toolSchemas);
-  const prompts = sample.transcripts.length
-    ? sample.transcripts.map(promptTokens)
+  // A demonstration whose environment failed (its server did not start) shows our error text: it is
+  // dropped by SFT, so it is counted here and left out of the fit.
+  const good = recorded(sample.transcripts);
+  const prompts = good.length
+    ? good.map(promptTokens)
     : env.tasks('train').map((t) => env.task(t.id)).map((task) => promptTokens({ system: systemOf(task), instruction: task.instruction, initialObservation: '' }));
   const counted = `counted with ${which}`;
   const knobs = contextKnobs(config, maxSeqLen);
@@ -193,12 +196,23 @@ export async function contextFit(
     });
   }
   let demoTokens: number | null = null;
-  if (uses.sft && sample.transcripts.length) {
+  const failed = sample.transcripts.filter((t) => t.envFailure !== undefined);
+  if (uses.sft && failed.length) {
     const n = sample.transcripts.length;
-    const fitting = sample.transcripts.map((t) => demoSegments(tokenizer, sp, t, maxObs, maxSeqLen)).filter((d) => d !== null);
+    const named = failed.slice(0, 5).map((t) => `${t.taskId}: ${t.envFailure}`).join('; ');
+    checks.push({
+      name: 'demonstrations recorded',
+      ok: failed.length < n,
+      ...(failed.length < n ? { warning: true } : {}),
+      detail: `${failed.length} of ${n} ${sample.transcripts.length < sample.of ? 'sampled ' : ''}demonstrations failed in the environment while they were recorded and will be dropped (SFT logs each): ${named}${failed.length > 5 ? `; … and ${failed.length - 5} more` : ''}`,
+    });
+  }
+  if (uses.sft && good.length) {
+    const n = good.length;
+    const fitting = good.map((t) => demoSegments(tokenizer, sp, t, maxObs, maxSeqLen)).filter((d) => d !== null);
     if (!fitting.length) {
       // The shortest demonstration's prompt and first act: what has to shrink below the context.
-      const shortest = Math.min(...sample.transcripts.map((t) => promptTokens(t) + tokenizer.encode(t.steps[0]?.actionText ?? '', { parseSpecial: false }).length + 2));
+      const shortest = Math.min(...good.map((t) => promptTokens(t) + tokenizer.encode(t.steps[0]?.actionText ?? '', { parseSpecial: false }).length + 2));
       checks.push({
         name: 'demonstrations fit',
         ok: false,
@@ -211,7 +225,7 @@ export async function contextFit(
         ok: true,
         // SFT on a few survivors, or on demonstrations cut to their first act, teaches little.
         warning: fitting.length < n / 2 ? true : undefined,
-        detail: `${fitting.length} of ${n} demonstrations fit the context of ${maxSeqLen} tokens at least to their first act (longer ones are cut after their last whole turn that fits; ${counted})${fitting.length < n ? `; ${n - fitting.length} dropped: their prompt and first turn are longer than the context (SFT logs each). Set ${knobs}` : ''}`,
+        detail: `${fitting.length} of ${n}${failed.length ? ' recorded' : ''} demonstrations fit the context of ${maxSeqLen} tokens at least to their first act (longer ones are cut after their last whole turn that fits; ${counted})${fitting.length < n ? `; ${n - fitting.length} dropped: their prompt and first turn are longer than the context (SFT logs each). Set ${knobs}` : ''}`,
       });
     }
   }

@@ -34,6 +34,8 @@ export function rolloutMetrics(
   m.tokens_per_s = (m.tokens_generated / Math.max(wallMs, 1)) * 1000;
   const real = results.filter((r) => r.success !== null);
   if (real.length) m.success = mean(real.map((r) => (r.success ? 1 : 0)));
+  // Episodes the environment failed (not the policy), redraws included: they cost a rollout all the same.
+  if (all.some((r) => r.envCheck !== null)) m.env_failures = all.filter((r) => r.envFailure !== null).length;
   // Per-role reward: the mean reward over each role's outputs (the pooled baseline), averaged over tasks.
   for (const role of ['act', 'rehearse'] as const) {
     const per = groups.map((g) => roleRewardMeans(g.rewards, g.outputs)[role]).filter((x): x is number => x !== undefined);
@@ -41,4 +43,17 @@ export function rolloutMetrics(
   }
   if (groups.length && groups.every((g) => g.advantages)) m.groups_with_signal = groupsWithSignal(groups as Array<{ advantages: number[] }>);
   return m;
+}
+
+/**
+ * The episodes whose environment failed (its server did not start, crashed or hung), one line each
+ * naming the task and what failed, for the run's log; null when none did. `where` says which
+ * episodes ("step 3", "held-out evaluation at step 0").
+ */
+export function envFailureReport(where: string, results: readonly RolloutResult[]): string | null {
+  const failed = results.filter((r) => r.envFailure !== null);
+  if (!failed.length) return null;
+  const lines = failed.slice(0, 20).map((r) => `  task ${r.task.id}: ${r.envFailure}`);
+  if (failed.length > 20) lines.push(`  … and ${failed.length - 20} more`);
+  return `${where}: ${failed.length} of ${results.length} episodes failed in the environment, not by the policy (each counted as a failure, in env_failures):\n${lines.join('\n')}`;
 }

@@ -52,6 +52,7 @@ export async function sampleGroups(ctx: RunContext, step: number, mode: RolloutM
     Array.from({ length: k }, () => ({ task, mode, memory: memories.get(i), reference: referenceFor(ctx, task.id) })),
   );
   const flat = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}`);
+  ctx.noteEnvFailures(`step ${step}`, flat);
   return tasks.map((_, i) => flat.slice(i * k, (i + 1) * k));
 }
 
@@ -99,6 +100,7 @@ export async function sampleGroupsWithSignal(ctx: RunContext, step: number, mode
     tasks.forEach((t) => used.add(t.id));
     const requests = tasks.flatMap((task) => Array.from({ length: rollout.k }, () => ({ task, mode, reference: referenceFor(ctx, task.id) })));
     const redrawn = await runRollouts(ctx.policy, ctx.env, requests, ctx.settings, seed, `step:${step}:redraw:${round}`);
+    ctx.noteEnvFailures(`step ${step}, redraw ${round}`, redrawn);
     flat.forEach((g, j) => {
       out.discarded.push(...groups[g]);
       groups[g] = redrawn.slice(j * rollout.k, (j + 1) * rollout.k);

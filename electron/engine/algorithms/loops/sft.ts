@@ -31,7 +31,12 @@ export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> 
     ctx.demoDropsLogged = true;
     ctx.io.onLog('warn', `sft: dropped ${dropped.length} of ${ctx.demoCache.length} demonstrations:\n${dropped.slice(0, 20).map((d) => `  ${d}`).join('\n')}${dropped.length > 20 ? `\n  … and ${dropped.length - 20} more` : ''}`);
   }
-  if (!demos.length) throw new AlgorithmError(`no expert demonstration of ${ctx.env.id} fits the model's context of ${ctx.policy.maxSeqLen} tokens`);
+  if (!demos.length) {
+    const failed = ctx.demoCache.filter((t) => t.envFailure !== undefined);
+    if (failed.length > 0 && failed.length === ctx.demoCache.length)
+      throw new AlgorithmError(`no demonstration of ${ctx.env.id} to learn from: all ${failed.length} failed in the environment while they were recorded (${failed[0].taskId}: ${failed[0].envFailure})`);
+    throw new AlgorithmError(`no expert demonstration of ${ctx.env.id} fits the model's context of ${ctx.policy.maxSeqLen} tokens`);
+  }
   return demos;
 }
 

@@ -3,16 +3,27 @@
 // FIXTURE_LIST=endless pages its tool list forever; FIXTURE_LIST=hang never answers tools/list.
 // FIXTURE_STARTS=<file> counts start-ups in the file and dies at start-up after the first (registration
 // succeeds, every episode's server then fails). reset_once is a reset tool that kills the process from its second call.
+// FIXTURE_DIE_NEXT=<file>: while the file exists it holds how many more start-ups succeed before one
+// dies; that one removes the file (a test arms it again for the next phase it wants a failure in).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 if (process.env.FIXTURE_STARTS) {
   appendFileSync(process.env.FIXTURE_STARTS, 'x');
   if (readFileSync(process.env.FIXTURE_STARTS, 'utf8').length > 1) {
     process.stderr.write('fixture: refusing to start again\n');
     process.exit(2);
+  }
+}
+if (process.env.FIXTURE_DIE_NEXT && existsSync(process.env.FIXTURE_DIE_NEXT)) {
+  const left = Number(readFileSync(process.env.FIXTURE_DIE_NEXT, 'utf8'));
+  if (left > 0) writeFileSync(process.env.FIXTURE_DIE_NEXT, String(left - 1));
+  else {
+    rmSync(process.env.FIXTURE_DIE_NEXT);
+    process.stderr.write('fixture: dying at start-up as armed\n');
+    process.exit(5);
   }
 }
 let resets = 0;
