@@ -78,6 +78,8 @@ export const EvalResult = z.strictObject({
       rolloutId: z.number().int().nullable(),
       /** The stored memory the task was committed with (memories: stored); absent otherwise. */
       memoryId: z.number().int().positive().optional(),
+      /** What failed in the environment itself (its tool server did not start, crashed or hung): the task failed for that, not by the policy. */
+      envFailure: z.string().optional(),
     }),
   ),
   commit: z.enum(['prompt', 'plan']),
@@ -110,6 +112,6 @@ export const ModelEvalResult = z.strictObject({
   /** The recipe whose rollout settings (tool schemas, turns, token limits) the evaluation used. */
   recipe: z.string(),
   ...EvalResult.pick({ env: true, split: true, tasks: true, success: true, meanScore: true, invalidActionRate: true, envCallsPerTask: true, tokensPerTask: true, wallMs: true }).shape,
-  perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int() })),
+  perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int(), envFailure: z.string().optional() })),
 });
 export type ModelEvalResult = z.infer<typeof ModelEvalResult>;

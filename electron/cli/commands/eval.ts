@@ -105,8 +105,17 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
           result.fidelity === null ? '-' : result.fidelity.toFixed(3),
           `${(result.wallMs / 1000).toFixed(1)} s`,
         ],
-      ]) + robustnessPart,
+      ]) +
+      envFailureText(result.perTask) +
+      robustnessPart,
   );
+}
+
+/** The tasks the environment failed (a tool server that did not start, crashed or hung), named with what failed; '' when none. */
+function envFailureText(perTask: ReadonlyArray<{ taskId: string; envFailure?: string }>): string {
+  const failed = perTask.filter((t) => t.envFailure !== undefined);
+  if (!failed.length) return '';
+  return `\nfailed in the environment, not by the policy (${failed.length} of ${perTask.length}, counted as failures):\n${failed.map((t) => `  ${t.taskId}: ${t.envFailure}`).join('\n')}`;
 }
 
 /** An imported model as imported (no run), under the env × model recipe's rollout settings. */
@@ -137,7 +146,7 @@ async function evaluateModel(opts: EvalOptions, out: Output): Promise<void> {
         result.tokensPerTask.toFixed(0),
         `${(result.wallMs / 1000).toFixed(1)} s`,
       ],
-    ]),
+    ]) + envFailureText(result.perTask),
   );
 }
 

@@ -85,7 +85,7 @@ export interface EvaluateOutput {
   tokensPerTask: number;
   wallMs: number;
   fidelity: number | null;
-  perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number; memoryId?: number }>;
+  perTask: Array<{ taskId: string; success: boolean; score: number; envCalls: number; memoryId?: number; envFailure?: string }>;
   rollouts: NewRollout[];
   robustness?: RobustnessTable;
 }
@@ -146,6 +146,7 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
         score: r.reward,
         envCalls: r.envCalls,
         ...(memoryId !== undefined ? { memoryId } : {}),
+        ...(r.envFailure !== null ? { envFailure: r.envFailure } : {}),
       };
     }),
     rollouts: result.results.map((r) =>

@@ -26,7 +26,7 @@ export const evalsHandlers: HandlerGroup<'evals.run' | 'evals.list' | 'evals.mod
       split: input.split,
       recipe: recipe.id,
       ...figures(out),
-      perTask: out.perTask.map(({ taskId, success, score, envCalls }) => ({ taskId, success, score, envCalls })),
+      perTask: out.perTask.map(({ taskId, success, score, envCalls, envFailure }) => ({ taskId, success, score, envCalls, ...(envFailure !== undefined ? { envFailure } : {}) })),
     };
     return result;
   },

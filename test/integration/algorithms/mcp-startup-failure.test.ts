@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig, type RunConfigInput } from '../../../electron/contract';
 import { type StepResult, runTraining } from '../../../electron/engine/algorithms/train';
+import { evaluateOp } from '../../../electron/engine/compute/policy-ops';
 import { mcpRegistration } from '../../../electron/engine/envs/mcp/env';
 import { getEnv, registerEnv, unregisterEnv } from '../../../electron/engine/envs/registry';
 import { contextFit } from '../../../electron/engine/runs/preflight-training';
@@ -116,4 +117,15 @@ describe('an MCP server that dies at start-up during training', () => {
     expect(logs.filter((m) => /failed in the environment/.test(m))).toHaveLength(2);
     expect(existsSync(dieNext)).toBe(false);
   }, patience(300_000));
+
+  it("an evaluation of the run (evals.run's worker side) names the task whose server died and goes on", async () => {
+    arm(0); // the first held-out task (d)
+    const out = await evaluateOp({ config: config(), checkpointDir: join(dir, 'run', 'checkpoints', 'step-2'), split: 'heldout', rehearsals: 0, mode: 'parallel', commit: 'prompt', seed: 0 });
+    expect(out.tasks).toBe(2);
+    const [d, e] = out.perTask;
+    expect([d.taskId, d.success, d.score, d.envCalls]).toEqual(['d', false, 0, 0]);
+    expect(d.envFailure).toMatch(/^could not start MCP server .*fixture: dying at start-up as armed/s);
+    expect(e.taskId).toBe('e');
+    expect(e.envFailure).toBeUndefined();
+  }, patience(120_000));
 });
