@@ -9,6 +9,7 @@ import { createEngine } from '../../electron/engine/host';
 import { inProcessClient } from '../../electron/engine/in-process';
 import { lastJson, runEnvace } from '../helpers/cli';
 import { tempHome } from '../helpers/engine';
+import { patience } from '../helpers/patience';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/mcp-memory');
 const memoryServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
@@ -37,7 +38,8 @@ describe('a third-party stateful MCP server as an environment', () => {
       ...['envs', 'add-mcp', 'memory', '--command', process.execPath],
       ...['--arg', path.join(FIXTURES, 'count-calls.mjs'), '--arg', countFile, '--arg', memoryServer],
       ...['--env', 'MEMORY_FILE_PATH={episode_dir}/seed-memory.jsonl', '--seed', path.join(outside, 'seed-memory.jsonl')],
-      ...['--tasks', path.join(outside, 'tasks.jsonl'), '--json'],
+      // Each episode starts two node processes (the shim, the server): the default 10 s for a start-up is stretched with the load.
+      ...['--tasks', path.join(outside, 'tasks.jsonl'), '--timeout-ms', String(patience(10_000)), '--json'],
     );
     expect(added.code, added.stderr).toBe(0);
     expect(lastJson(added.stdout)).toMatchObject({ id: 'memory', toolCount: 9, taskCounts: { train: 6, heldout: 3, ood: 0 }, reset: expect.stringMatching(/^restart/) });

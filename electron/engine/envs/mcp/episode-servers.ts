@@ -87,6 +87,16 @@ export function tidyDeadEpisodes(episodeRoot: string): number {
   return removed;
 }
 
+/**
+ * Remove an episode's folder once its server is stopped. A server that had not quite exited (a
+ * wrapper's child, slow under load) can still write into it while it is removed: rmdir then meets
+ * ENOTEMPTY, which is retried. A folder that still cannot go never fails the episode (and with it a
+ * training run or eval): it is named for this process, so the next start's tidyDeadEpisodes removes it.
+ */
+async function removeEpisodeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
+}
+
 export class RestartServers implements EpisodeServers {
   readonly description: string;
   constructor(
@@ -113,11 +123,11 @@ export class RestartServers implements EpisodeServers {
         episodeDir: dir,
         release: async () => {
           await connection.close();
-          await rm(dir, { recursive: true, force: true });
+          await removeEpisodeDir(dir);
         },
       };
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await removeEpisodeDir(dir);
       throw error;
     }
   }
