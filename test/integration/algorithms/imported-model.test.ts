@@ -110,7 +110,7 @@ describe('a run that starts from an imported model', () => {
     expect(first.steps[3].metrics['eval/success']).toBeDefined();
     // The untrained import is evaluated before step 1, as step 0: held-out figures only, no checkpoint, no rollouts.
     expect(first.baseline).toMatchObject({ step: 0, rollouts: [] });
-    expect(Object.keys(first.baseline!.metrics).sort()).toEqual(['eval/invalid_action_rate', 'eval/score', 'eval/success']);
+    expect(Object.keys(first.baseline!.metrics).sort()).toEqual(['eval/env_failures', 'eval/invalid_action_rate', 'eval/score', 'eval/success']);
     expect(first.baseline!.checkpoint).toBeUndefined();
     // Resume from step 2: the checkpoint carries the grown config and tokenizer; steps 3–4 repeat exactly.
     const resumed = await train({}, { runDir: join(root, 'run-resumed'), resumeFromDir: join(runDir, 'checkpoints', 'step-2') });
