@@ -10,6 +10,7 @@ import { replayExpert } from '../household/expert';
 import { DEFAULT_CALL_LIMITS, McpConnection, type McpCallLimits, type McpServerSpec } from '../mcp/connection';
 import { McpEpisode, type McpEpisodeOptions } from '../mcp/episode';
 import { EPISODE_DIR, RestartServers } from '../mcp/episode-servers';
+import { type ServerDownEpisode, serverOrDown } from '../mcp/server-down-episode';
 import { scratchDir } from '../scratch';
 import { GeneratedTaskSet } from '../task-set';
 import type { EnvCheck, ExpertPolicy, Split, Task, TaskRef, ToolEnv, ToolSpec } from '../types';
@@ -135,15 +136,20 @@ export class FilesEnv implements ToolEnv {
   }
 
   /** A new sandbox and a new server per episode (the restart policy); the tree is fixed by the task, so the seed changes nothing. */
-  async reset(task: Task, _seed: number): Promise<FilesEpisode> {
+  /** A server that cannot be had fails this episode only (ServerDownEpisode), as for any MCP env. */
+  async reset(task: Task, _seed: number): Promise<FilesEpisode | ServerDownEpisode> {
     const { treeSeed, files } = task.meta ?? {};
     if (task.env !== this.id || typeof treeSeed !== 'number' || typeof files !== 'number') {
       throw new Error(`files: task "${task.id}" is not a files task (env ${task.env}, missing tree parameters)`);
     }
     let sandbox: Sandbox | null = null;
-    const server = await this.servers.acquire(async (dir) => {
-      sandbox = await Sandbox.fill(dir, generateTree(treeSeed, task.split, files));
-    });
+    const got = await serverOrDown(task, () =>
+      this.servers.acquire(async (dir) => {
+        sandbox = await Sandbox.fill(dir, generateTree(treeSeed, task.split, files));
+      }),
+    );
+    if ('down' in got) return got.down;
+    const { server } = got;
     const box = sandbox as unknown as Sandbox;
     const expectations = (task.meta?.expect ?? []) as unknown as FileExpectation[];
     const options: McpEpisodeOptions = {

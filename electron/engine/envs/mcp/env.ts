@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import type { McpReset } from '../../../contract';
 import { DEFAULT_CALL_LIMITS, type McpCallLimits, type McpServerSpec } from './connection';
 import { McpEpisode } from './episode';
-import { episodeServers, type EpisodeServer, type EpisodeServers } from './episode-servers';
-import { ServerDownEpisode } from './server-down-episode';
+import { episodeServers, type EpisodeServers } from './episode-servers';
+import { type ServerDownEpisode, serverOrDown } from './server-down-episode';
 import { runStateChecks, taskStateItems } from './state-checks';
 import { checkTasksAgainstTools, readTaskFile } from './taskfile';
 
@@ -97,12 +97,9 @@ export class McpToolEnv implements ToolEnv {
    * eval, training run or `envs test` around it.
    */
   async reset(task: Task, _seed: number): Promise<McpEpisode | ServerDownEpisode> {
-    let server: EpisodeServer;
-    try {
-      server = await this.servers.acquire();
-    } catch (error) {
-      return new ServerDownEpisode(task, error instanceof Error ? error.message : String(error));
-    }
+    const got = await serverOrDown(task, () => this.servers.acquire());
+    if ('down' in got) return got.down;
+    const { server } = got;
     const names = this.toolList.map((t) => t.name).join(', ');
     const stateItems = taskStateItems(task);
     return new McpEpisode({

@@ -44,3 +44,12 @@ export class ServerDownEpisode implements Episode {
 
   async close(): Promise<void> {}
 }
+
+/** The episode's server from `acquire`, or the ServerDownEpisode that says why there is none. */
+export async function serverOrDown<S>(task: Task, acquire: () => Promise<S>): Promise<{ server: S } | { down: ServerDownEpisode }> {
+  try {
+    return { server: await acquire() };
+  } catch (error) {
+    return { down: new ServerDownEpisode(task, error instanceof Error ? error.message : String(error)) };
+  }
+}

@@ -1,9 +1,16 @@
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FilesEnv } from '../../../../../electron/engine/envs/files/env';
+import { type FilesEpisode, FilesEnv } from '../../../../../electron/engine/envs/files/env';
 import { generateTree, isHeldoutWord } from '../../../../../electron/engine/envs/files/tree';
 import { SPLITS, type Action, type Task, type ToolCall } from '../../../../../electron/engine/envs/types';
 import { runEpisode, scriptedPolicy, silentPolicy } from '../household/drive';
+
+/** An episode whose server started (a ServerDownEpisode would fail the test here, naming why). */
+async function started(env: FilesEnv, task: Task): Promise<FilesEpisode> {
+  const episode = await env.reset(task, 0);
+  if (!('sandboxRoot' in episode)) throw new Error(`the server did not start: ${episode.failures.join('; ')}`);
+  return episode;
+}
 
 // Seven tasks per split cover every family of every split (5 in train/heldout, 2 in ood).
 let env: FilesEnv;
@@ -71,7 +78,7 @@ describe('files: the real MCP filesystem server', () => {
 
   it('observations show the /sandbox alias, never the temporary folder, and server errors come through', async () => {
     const task = byFamily('train', 'find_read');
-    const episode = await env.reset(task, 0);
+    const episode = await started(env, task);
     const r1 = await episode.step({ kind: 'calls', calls: [{ name: 'list_allowed_directories', arguments: {} }] });
     expect(r1.observation).toBe('Allowed directories:\n/sandbox');
     const r2 = await episode.step({ kind: 'calls', calls: [{ name: 'read_text_file', arguments: { path: '/sandbox/nope.txt' } }] });
@@ -84,8 +91,8 @@ describe('files: the real MCP filesystem server', () => {
 
   it('each episode gets a fresh sandbox that is removed on close, and repeats give identical observations', async () => {
     const task = byFamily('ood', 'find_then_move');
-    const a = await env.reset(task, 0);
-    const b = await env.reset(task, 0);
+    const a = await started(env, task);
+    const b = await started(env, task);
     expect(a.sandboxRoot).not.toBe(b.sandboxRoot);
     const tree: Action = { kind: 'calls', calls: [{ name: 'directory_tree', arguments: { path: '/sandbox' } }] };
     expect((await a.step(tree)).observation).toBe((await b.step(tree)).observation);
@@ -93,6 +100,18 @@ describe('files: the real MCP filesystem server', () => {
     await b.close();
     expect(existsSync(a.sandboxRoot)).toBe(false);
     expect(existsSync(b.sandboxRoot)).toBe(false);
+  });
+
+  it('a server that cannot be started fails that episode with the reason, not the caller', async () => {
+    const broken = await FilesEnv.create({ tasksPerSplit: 2 });
+    // Its episode servers refuse every start, as a filesystem server that dies at start-up does.
+    Object.defineProperty(broken, 'servers', { value: { acquire: async () => Promise.reject(new Error('could not start MCP server "fs": exited with code 1')) } });
+    const task = broken.task(broken.tasks('train')[0].id);
+    const episode = await broken.reset(task, 0);
+    expect(episode.failures).toEqual(['could not start MCP server "fs": exited with code 1']);
+    expect((await episode.step({ kind: 'calls', calls: task.gold.calls })).done).toBe(true);
+    expect(await episode.finalCheck()).toMatchObject({ passed: false, checks: [{ name: 'the tool server started', passed: false }] });
+    await episode.close();
   });
 
   it('a server killed mid-episode gives an error observation and a failed check; the next episode works', async () => {
