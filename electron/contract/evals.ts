@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, Name, Seed, Step } from './common';
 import { EnvSplit } from './envs';
-import { RehearsalMode } from './memories';
+import { CommitMode, RehearsalMode } from './memories';
 
 export const EvalsRunInput = z.strictObject({
   runId: Id,
@@ -12,7 +12,8 @@ export const EvalsRunInput = z.strictObject({
   /** Test-time private rehearsals before each committed run; 0 = none. */
   rehearsals: z.number().int().min(0).max(16).default(0),
   mode: RehearsalMode.default('parallel'),
-  commit: z.enum(['prompt', 'plan']).default('prompt'),
+  /** safe (the default): a policy that is not robust to prompt changes cannot be hurt by rehearsal. */
+  commit: CommitMode.default('safe'),
   /**
    * rehearse: each task's memory comes from fresh private rehearsals (when rehearsals > 0). stored: a
    * task with a stored memory of this run (the Memory view's, hand edits included) is committed with
@@ -82,7 +83,9 @@ export const EvalResult = z.strictObject({
       envFailure: z.string().optional(),
     }),
   ),
-  commit: z.enum(['prompt', 'plan']),
+  commit: CommitMode,
+  /** Real env calls whose observation is an error, over all real calls (older results: absent). */
+  callErrorRate: z.number().optional(),
   /** Where the memories came from (older results: rehearse). */
   memories: z.enum(['rehearse', 'stored']).default('rehearse'),
   /** With `robustness` asked for: the table of perturbations; absent otherwise. */

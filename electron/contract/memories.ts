@@ -78,7 +78,12 @@ export const MemoriesRehearseOutput = z.strictObject({
   rehearsalIds: z.array(z.number().int()),
 });
 
-export const CommitMode = z.enum(['prompt', 'plan']);
+/**
+ * prompt: the memory in a <|memory|> block; plan: follow the consensus plan while reality agrees;
+ * safe: the memory never enters the prompt, it only vetoes a call the rehearsals predicted to fail.
+ */
+export const CommitMode = z.enum(['prompt', 'plan', 'safe']);
+export type CommitMode = z.infer<typeof CommitMode>;
 
 export const MemoriesCommitInput = z.strictObject({
   memoryId: MemoryId,

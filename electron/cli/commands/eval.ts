@@ -3,7 +3,7 @@ import { getEnv } from '../../engine/envs/registry';
 import { runOracle } from '../../engine/envs/oracle';
 import { SPLITS, type Split } from '../../engine/envs/types';
 import { withEngine, withUserEnvs } from '../engine-session';
-import type { RobustnessTable } from '../../contract';
+import { CommitMode, type RobustnessTable } from '../../contract';
 import { CliError, EXIT, table, type Output } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
@@ -60,8 +60,8 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
   if (!Number.isInteger(rehearsals) || rehearsals < 0 || rehearsals > 16) throw new CliError('--rehearsals must be 0–16', EXIT.usage);
   if (opts.mode !== undefined && opts.mode !== 'parallel' && opts.mode !== 'sequential')
     throw new CliError('--mode must be parallel or sequential', EXIT.usage);
-  if (opts.commit !== undefined && opts.commit !== 'prompt' && opts.commit !== 'plan')
-    throw new CliError('--commit must be prompt or plan', EXIT.usage);
+  if (opts.commit !== undefined && !CommitMode.options.includes(opts.commit as CommitMode))
+    throw new CliError(`--commit must be ${CommitMode.options.join(', ')}`, EXIT.usage);
   if (opts.memories !== undefined && opts.memories !== 'rehearse' && opts.memories !== 'stored')
     throw new CliError('--memories must be rehearse or stored', EXIT.usage);
   const step = opts.step === undefined ? undefined : Number(opts.step);
@@ -80,7 +80,7 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
       limit,
       rehearsals,
       mode: (opts.mode as 'parallel' | 'sequential' | undefined) ?? 'parallel',
-      commit: (opts.commit as 'prompt' | 'plan' | undefined) ?? 'prompt',
+      commit: (opts.commit as CommitMode | undefined) ?? 'safe',
       memories: (opts.memories as 'rehearse' | 'stored' | undefined) ?? 'rehearse',
       robustness,
     });
@@ -90,17 +90,18 @@ async function evaluateRun(opts: EvalOptions, out: Output): Promise<void> {
     result,
     () =>
       table([
-        ['RUN', 'STEP', 'SPLIT', 'REHEARSALS', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'TOKENS/TASK', 'FIDELITY', 'WALL'],
+        ['RUN', 'STEP', 'SPLIT', 'REHEARSALS', 'TASKS', 'SUCCESS', 'SCORE', 'INVALID', 'ENV CALLS/TASK', 'CALL ERRORS', 'TOKENS/TASK', 'FIDELITY', 'WALL'],
         [
           result.runId,
           String(result.step),
           result.split,
-          result.rehearsals ? `${result.rehearsals} ${result.mode}` : '-',
+          result.rehearsals ? `${result.rehearsals} ${result.mode} ${result.commit}` : '-',
           String(result.tasks),
           `${(result.success * 100).toFixed(1)}%`,
           result.meanScore.toFixed(3),
           `${(result.invalidActionRate * 100).toFixed(1)}%`,
           result.envCallsPerTask.toFixed(2),
+          result.callErrorRate === undefined ? '-' : pct(result.callErrorRate),
           result.tokensPerTask.toFixed(0),
           result.fidelity === null ? '-' : result.fidelity.toFixed(3),
           `${(result.wallMs / 1000).toFixed(1)} s`,
@@ -170,7 +171,10 @@ export function registerEval(program: Command): void {
       '--robustness [sizes]',
       "also evaluate with n filler tokens after the system text, after the instruction and in a memory block (default n = 1,4,16,64), and with a rehearsal memory; prints each cell's Δ and the verdict (within 5 points)",
     )
-    .option('--commit <mode>', 'with rehearsals: prompt (the memory in the prompt) | plan (follow the consensus plan while reality agrees)')
+    .option(
+      '--commit <mode>',
+      'with rehearsals: safe (default: the clean prompt; a call the rehearsals predicted to fail is replaced by one predicted to succeed) | prompt (the memory in the prompt) | plan (follow the consensus plan while reality agrees)',
+    )
     .action(
       act<EvalOptions>(async (_args, opts, out) => {
         if (!SPLITS.includes(opts.split as Split)) throw new CliError(`--split must be one of ${SPLITS.join(', ')}`, EXIT.usage);

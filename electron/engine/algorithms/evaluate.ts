@@ -4,7 +4,9 @@
  * committed with their memory (test-time rehearsal).
  */
 import { performance } from 'node:perf_hooks';
+import type { CommitMode } from '../../contract';
 import type { Task, ToolEnv } from '../envs/types';
+import { isErrorObservation } from './error-probes';
 import type { Policy } from './policy';
 import { type RolloutResult, type RolloutSettings, runRollouts } from './rollout';
 import type { Memory } from './memory';
@@ -19,6 +21,8 @@ export interface EvaluationResult {
   /** Invalid actions / all actions. */
   invalidActionRate: number;
   envCallsPerTask: number;
+  /** Real env calls answered with an error, over all real calls (0 with none). */
+  callErrorRate: number;
   /** Tokens generated, committed runs and rehearsals together. */
   tokens: number;
   wallMs: number;
@@ -38,7 +42,7 @@ export async function evaluatePolicy(
     testTime?: TestTimeOptions;
     /** Memories chosen for some tasks (by task id): those are committed with them, no rehearsal; `commit` says how. */
     memories?: ReadonlyMap<string, { memory: Memory; text: string }>;
-    commit?: 'prompt' | 'plan';
+    commit?: CommitMode;
   },
 ): Promise<EvaluationResult> {
   const t0 = performance.now();
@@ -76,12 +80,14 @@ export async function evaluatePolicy(
   }
   const n = Math.max(1, results.length);
   const actions = results.flatMap((r) => r.turns.map((t) => t.action));
+  const realCalls = results.flatMap((r) => r.turns.filter((t) => t.real && t.action.kind === 'calls' && t.observation !== null));
   return {
     tasks: results.length,
     success: results.filter((r) => r.success).length / n,
     score: results.reduce((s, r) => s + r.reward, 0) / n,
     invalidActionRate: actions.length ? actions.filter((a) => a.kind === 'invalid').length / actions.length : 0,
     envCallsPerTask: results.reduce((s, r) => s + r.envCalls, 0) / n,
+    callErrorRate: realCalls.length ? realCalls.filter((t) => isErrorObservation(t.observation!)).length / realCalls.length : 0,
     tokens: rehearsalTokens + results.reduce((s, r) => s + r.tokensGenerated, 0),
     wallMs: performance.now() - t0,
     results,

@@ -20,7 +20,7 @@ export interface RehearsalTrace {
 
 const LIMIT = 64;
 
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object')
     return `{${Object.keys(value)
@@ -87,7 +87,7 @@ export function summariseRehearsal(trace: RehearsalTrace): Summary {
 }
 
 /** The most frequent key; ties go to the candidate with the higher confidence, then the earlier one. */
-function majority<T>(items: Array<{ key: string; value: T; confidence: number }>): T | undefined {
+export function majority<T>(items: Array<{ key: string; value: T; confidence: number }>): T | undefined {
   const groups = new Map<string, { count: number; best: number; first: number; value: T }>();
   items.forEach((it, i) => {
     const g = groups.get(it.key);

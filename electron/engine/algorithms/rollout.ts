@@ -54,6 +54,11 @@ export interface RolloutRequest {
   plan?: PlanToFollow;
   /** Real call/result pairs of the task's reference trajectory (few-shot for the simulator prompt). */
   reference?: ReferenceStep[];
+  /**
+   * Commit mode `safe`: may replace the policy's act before it reaches the env (`calls` = the calls
+   * already made in this episode). A replaced act is given text, like a followed plan step.
+   */
+  revise?: (action: Action, calls: readonly ToolCall[]) => Action;
 }
 
 export interface PlanToFollow {
@@ -240,8 +245,15 @@ async function actTurn(policy: Policy, lives: Live[], s: RolloutSettings, seed: 
   );
   rows.forEach((l, i) => {
     const seg = generatedSegment(policy.tokenizer, sp, 'act', gens[i].tokens, gens[i].logprobs);
-    l.segments.push(seg);
-    l.pending = parseAction(seg.text, l.tools);
+    const action = parseAction(seg.text, l.tools);
+    const revised = l.req.revise?.(action, l.turns.flatMap((t) => (t.action.kind === 'calls' ? t.action.calls : [])));
+    if (revised && revised !== action) {
+      l.segments.push(givenSegment(policy.tokenizer, sp, 'act', sp.act, formatAction(revised)));
+      l.pending = parseAction(formatAction(revised), l.tools);
+    } else {
+      l.segments.push(seg);
+      l.pending = action;
+    }
   });
 }
 

@@ -6,19 +6,24 @@
  *   commit `prompt`  the memory goes in a `<|memory|>` block before the first act
  *   commit `plan`    the consensus plan is followed while real observations agree with the
  *                    predicted ones; the policy (with the memory) takes over at the first divergence
+ *   commit `safe`    the memory never enters the prompt; it only replaces a call every rehearsal
+ *                    that made it predicted to fail (safe-commit.ts), and rehearsal 1 is the
+ *                    policy's own at the commit's temperature, so its plain calls are always in it
  */
 import { renderMemory } from './memory-text';
+import type { CommitMode } from '../../contract';
 import type { Task, ToolEnv } from '../envs/types';
 import { AlgorithmError } from './errors';
 import { type Memory, type RehearsalTrace, buildMemory } from './memory';
 import type { Policy } from './policy';
 import { type PlanToFollow, type RolloutResult, type RolloutSettings, runRollouts } from './rollout';
 import { type TextSimilarityName, textSimilarity } from './rwml';
+import { safeReviser } from './safe-commit';
 
 export interface TestTimeOptions {
   rehearsals: number;
   mode: 'parallel' | 'sequential';
-  commit: 'prompt' | 'plan';
+  commit: CommitMode;
   /** Sampling temperature of the rehearsals. */
   temperature: number;
   /** `plan` commit: a real observation agrees with the predicted one when similarity ≥ threshold. */
@@ -52,21 +57,24 @@ export async function privateRehearsals(
 ): Promise<{ memory: Memory; rehearsals: RolloutResult[] }> {
   if (!Number.isInteger(o.rehearsals) || o.rehearsals < 1) throw new AlgorithmError(`rehearsals must be a positive integer, got ${o.rehearsals}`);
   const s = { ...settings, temperature: o.temperature };
+  // A safe commit's first rehearsal is the policy's own (the commit's temperature, greedy in an
+  // eval): the calls the plain policy will make are then always among those the memory judges.
+  const own = o.commit === 'safe';
   let rehearsals: RolloutResult[];
   if (o.mode === 'parallel') {
-    rehearsals = await runRollouts(
-      policy,
-      env,
-      Array.from({ length: o.rehearsals }, () => ({ task, mode: 'rehearse' as const })),
-      s,
-      seed,
-      `${label}:rehearse`,
-    );
+    const sampled = own ? o.rehearsals - 1 : o.rehearsals;
+    rehearsals = [
+      ...(own ? await runRollouts(policy, env, [{ task, mode: 'rehearse' }], settings, seed, `${label}:rehearse:own`) : []),
+      ...(sampled > 0
+        ? await runRollouts(policy, env, Array.from({ length: sampled }, () => ({ task, mode: 'rehearse' as const })), s, seed, `${label}:rehearse`)
+        : []),
+    ];
   } else {
     rehearsals = [];
     for (let j = 0; j < o.rehearsals; j++) {
       const memory = j === 0 ? undefined : renderMemory(buildMemory(rehearsals.map(traceOf)));
-      rehearsals.push(...(await runRollouts(policy, env, [{ task, mode: 'rehearse', memory }], s, seed, `${label}:rehearse:${j}`)));
+      const at = own && j === 0 ? settings : s;
+      rehearsals.push(...(await runRollouts(policy, env, [{ task, mode: 'rehearse', memory }], at, seed, `${label}:rehearse:${j}`)));
     }
   }
   return { memory: buildMemory(rehearsals.map(traceOf)), rehearsals };
@@ -86,6 +94,10 @@ export async function commitWithMemory(
   seed: number,
   label: string,
 ): Promise<RolloutResult> {
+  if (o.commit === 'safe') {
+    const [committed] = await runRollouts(policy, env, [{ task, mode: 'real', revise: safeReviser(memory) }], settings, seed, `${label}:commit`);
+    return committed;
+  }
   const memoryText = o.memoryText ?? renderMemory(memory);
   let plan: PlanToFollow | undefined;
   if (o.commit === 'plan' && memory.consensus.plan.length) {

@@ -1,7 +1,7 @@
 // Worker-side operations that need a trained policy: evaluation, private rehearsals, and a
 // committed run with a (possibly edited) memory. Each loads the run's checkpoint once and keeps it.
 import { join } from 'node:path';
-import type { RehearsalMemory, RobustnessTable, RunConfig } from '../../contract';
+import type { CommitMode, RehearsalMemory, RobustnessTable, RunConfig } from '../../contract';
 import {
   envOptions,
   evaluatePolicy,
@@ -67,7 +67,7 @@ export interface EvaluateOptions {
   limit?: number;
   rehearsals: number;
   mode: 'parallel' | 'sequential';
-  commit: 'prompt' | 'plan';
+  commit: CommitMode;
   seed: number;
   /** Stored memories to commit some tasks with (evals.run memories: stored), each with its id for the result. */
   memories?: Array<{ id: number; taskId: string; memory: RehearsalMemory; text: string }>;
@@ -82,6 +82,7 @@ export interface EvaluateOutput {
   meanScore: number;
   invalidActionRate: number;
   envCallsPerTask: number;
+  callErrorRate: number;
   tokensPerTask: number;
   wallMs: number;
   fidelity: number | null;
@@ -135,6 +136,7 @@ export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> 
     meanScore: result.score,
     invalidActionRate: result.invalidActionRate,
     envCallsPerTask: result.envCallsPerTask,
+    callErrorRate: result.callErrorRate,
     tokensPerTask: result.tokens / Math.max(1, result.tasks),
     wallMs: result.wallMs,
     fidelity,
@@ -203,7 +205,7 @@ export interface FitInput extends PolicySource {
 
 export interface CommitInput extends FitInput {
   /** Absent: chosen to fit (chooseCommit). */
-  commit?: 'prompt' | 'plan';
+  commit?: CommitMode;
   seed: number;
 }
 
@@ -221,7 +223,7 @@ export async function commitOp(input: CommitInput): Promise<{
   reward: number;
   success: boolean;
   envCalls: number;
-  commit: 'prompt' | 'plan';
+  commit: CommitMode;
   fellBackAtTurn: number | null;
   memoryTokens: { total: number; kept: number };
 }> {

@@ -89,6 +89,7 @@ const figures = (out: EvaluateOutput) => ({
   meanScore: out.meanScore,
   invalidActionRate: out.invalidActionRate,
   envCallsPerTask: out.envCallsPerTask,
+  callErrorRate: out.callErrorRate,
   tokensPerTask: out.tokensPerTask,
   wallMs: out.wallMs,
 });

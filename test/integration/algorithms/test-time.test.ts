@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatAction } from '../../../electron/engine/envs/parser';
 import { getEnv } from '../../../electron/engine/envs/registry';
-import type { Task, ToolEnv } from '../../../electron/engine/envs/types';
+import type { Task, ToolCall, ToolEnv } from '../../../electron/engine/envs/types';
+import { isErrorObservation } from '../../../electron/engine/algorithms/error-probes';
+import type { Policy } from '../../../electron/engine/algorithms/policy';
 import { evaluatePolicy } from '../../../electron/engine/algorithms/evaluate';
 import type { RolloutSettings } from '../../../electron/engine/algorithms/rollout';
 import { privateRehearsals, rehearseAndCommit } from '../../../electron/engine/algorithms/test-time';
@@ -22,12 +24,44 @@ let env: ToolEnv;
 let tasks: Task[];
 
 const actsSoFar = (prompt: string) => prompt.split('<|act|>').length - 2;
+const taskOf = (p: string) => tasks.find((t) => p.includes(t.instruction))!;
 /** Acts like the expert: the task's gold calls, then its gold answer (the task is found by its instruction). */
 const expertLike = (p: string) => {
-  const task = tasks.find((t) => p.includes(t.instruction))!;
+  const task = taskOf(p);
   const n = actsSoFar(p);
   return n < task.gold.calls.length ? formatAction({ kind: 'calls', calls: [task.gold.calls[n]] }) : `<answer>${task.gold.answer}</answer>`;
 };
+
+/** Evaluations are greedy; the safe commit's own rehearsal is at this temperature. */
+const greedy: RolloutSettings = { ...settings, temperature: 0 };
+/** The gold call with its first string argument mistyped (an id the env does not know). */
+const slip = (call: ToolCall): ToolCall => {
+  const [key, value] = Object.entries(call.arguments).find((e) => typeof e[1] === 'string')!;
+  return { name: call.name, arguments: { ...call.arguments, [key]: `${value as string}999` } };
+};
+
+/** A policy that, like a positional copier, falls apart when anything is added to its prompt. */
+const brittle = () =>
+  scriptedPolicy({
+    act: (p) => (p.includes('<|memory|>') ? '<answer>no idea</answer>' : expertLike(p)),
+    obs: () => '{"ok": true}',
+  });
+
+/** Greedy (temperature 0) it slips on the first call; sampled it makes the gold one. A world model that knows the slip fails. */
+function slipsWhenGreedy(): Policy {
+  let hot = false;
+  const base = scriptedPolicy({
+    act: (p) => (actsSoFar(p) === 0 && !hot ? formatAction({ kind: 'calls', calls: [slip(taskOf(p).gold.calls[0])] }) : expertLike(p)),
+    obs: (p) => (p.slice(p.lastIndexOf('<|act|>')).includes('999') ? 'Error: not found' : '{"ok": true}'),
+  });
+  return {
+    ...base,
+    generate: (requests, opts) => {
+      hot = opts.temperature > 0;
+      return base.generate(requests, opts);
+    },
+  };
+}
 
 beforeAll(async () => {
   env = await getEnv('retail', { worldSize: 5, counts: { train: 6, heldout: 4, ood: 0 } });
@@ -120,5 +154,49 @@ describe('evaluatePolicy', () => {
     const plain = await evaluatePolicy(scriptedPolicy({ act: expertLike, obs: () => '{}' }), env, tasks.slice(0, 1), settings, { seed: 0 });
     expect(tt.tokens).toBeGreaterThan(plain.tokens);
     expect(tt.success).toBe(1);
+  });
+});
+
+// Commit mode `safe` (issue 21 item 4): rehearsal that cannot hurt a policy which breaks on any
+// prompt change, and that still finds a call the world model predicts will fail.
+describe('safe commit', () => {
+  it('a policy that breaks on a memory block still commits its correct calls', async () => {
+    const plain = await evaluatePolicy(brittle(), env, tasks, greedy, { seed: 0 });
+    expect(plain.success).toBe(1);
+    for (const mode of ['parallel', 'sequential'] as const) {
+      // The memory in the prompt breaks it: what the safe commit must not do.
+      const inPrompt = await evaluatePolicy(brittle(), env, tasks, greedy, { seed: 0, testTime: { rehearsals: 2, mode, commit: 'prompt', temperature: 1 } });
+      expect(inPrompt.success).toBe(0);
+      const safe = await evaluatePolicy(brittle(), env, tasks, greedy, { seed: 0, testTime: { rehearsals: 2, mode, commit: 'safe', temperature: 1 } });
+      expect(safe.success).toBe(1);
+      expect(safe.results.map((r) => r.turns.map((t) => t.action))).toEqual(plain.results.map((r) => r.turns.map((t) => t.action)));
+      expect(safe.results.every((r) => !r.segments.some((s) => s.role === 'memory'))).toBe(true);
+    }
+  });
+
+  it('replaces the greedy call the rehearsals predicted to fail by the one predicted to succeed', async () => {
+    const task = tasks[0];
+    const plain = await evaluatePolicy(slipsWhenGreedy(), env, [task], greedy, { seed: 0 });
+    // Without rehearsal the slip reaches the real env and is refused.
+    expect(isErrorObservation(plain.results[0].turns[0].observation!)).toBe(true);
+    expect(plain.callErrorRate).toBeGreaterThan(0);
+
+    const r = await rehearseAndCommit(slipsWhenGreedy(), env, task, greedy, { rehearsals: 2, mode: 'parallel', commit: 'safe', temperature: 1 }, 0, 'x');
+    // Rehearsal 1 is the policy's own greedy run: it made the slip and imagined the error.
+    expect(r.memory.rehearsals[0].plan[0]).toEqual(slip(task.gold.calls[0]));
+    expect(isErrorObservation(r.memory.rehearsals[0].predictedObservations[0])).toBe(true);
+    const first = r.committed.turns[0];
+    expect(first.action).toEqual({ kind: 'calls', calls: [task.gold.calls[0]] });
+    expect(isErrorObservation(first.observation!)).toBe(false);
+    expect(r.committed.success).toBe(true);
+
+    const safe = await evaluatePolicy(slipsWhenGreedy(), env, [task], greedy, { seed: 0, testTime: { rehearsals: 2, mode: 'parallel', commit: 'safe', temperature: 1 } });
+    expect(safe.callErrorRate).toBe(0);
+  });
+
+  it('keeps the policy call when no rehearsal imagined another that succeeds', async () => {
+    // One rehearsal, the greedy one: the slip is predicted to fail but there is nothing better to make.
+    const r = await rehearseAndCommit(slipsWhenGreedy(), env, tasks[0], greedy, { rehearsals: 1, mode: 'parallel', commit: 'safe', temperature: 1 }, 0, 'x');
+    expect(r.committed.turns[0].action).toEqual({ kind: 'calls', calls: [slip(tasks[0].gold.calls[0])] });
   });
 });

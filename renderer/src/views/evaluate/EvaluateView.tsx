@@ -179,7 +179,7 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
   }, [stored]);
   const [rehearsals, setRehearsals] = useState(0);
   const [mode, setMode] = useState<'parallel' | 'sequential'>('parallel');
-  const [commit, setCommit] = useState<'prompt' | 'plan'>('prompt');
+  const [commit, setCommit] = useState<'prompt' | 'plan' | 'safe'>('safe');
   const [memorySource, setMemorySource] = useState<'rehearse' | 'stored'>('rehearse');
   const [seed, setSeed] = useState(0);
   const [robustness, setRobustness] = useState(false);
@@ -269,7 +269,8 @@ export function EvaluateView({ runId: linkedRun, step: linkedStep }: { runId?: s
             {(rehearsals > 0 || memorySource === 'stored') && (
               <label className="field-inline">
                 <span>Commit</span>
-                <select value={commit} onChange={(e) => setCommit(e.target.value as 'prompt' | 'plan')} data-testid="eval-commit">
+                <select value={commit} onChange={(e) => setCommit(e.target.value as 'prompt' | 'plan' | 'safe')} data-testid="eval-commit">
+                  <option value="safe">safe (memory only vetoes failing calls)</option>
                   <option value="prompt">memory in the prompt</option>
                   <option value="plan">follow the plan</option>
                 </select>

@@ -21,7 +21,7 @@ const memory: Memory = {
   createdAt: Date.now(),
 };
 
-const commitOut = (commit: 'prompt' | 'plan'): MethodOutput<'memories.commit'> => ({
+const commitOut = (commit: 'prompt' | 'plan' | 'safe'): MethodOutput<'memories.commit'> => ({
   rolloutId: 31,
   memoryId: 7,
   reward: 1,
