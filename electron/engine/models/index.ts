@@ -17,3 +17,5 @@ export { benchLlamaCpp, benchTokenizer, benchVsLlamaCpp } from './bench-llama';
 export type { DecodeFigure, LlamaBenchOptions, LlamaBenchResult, LlamaCompareOptions, LlamaCompareRow } from './bench-llama';
 export { loadRunCheckpoint, RunCheckpointError } from './run-checkpoint';
 export type { RunCheckpointModel } from './run-checkpoint';
+export { BENCH_LORA, benchRealSize } from './bench-real';
+export type { RealBenchOptions, RealBenchResult, RealBenchRow, RealBenchSource } from './bench-real';
