@@ -195,10 +195,11 @@ export async function benchVsLlamaCpp(opts: LlamaCompareOptions): Promise<LlamaC
   const work = mkdtempSync(join(tmpdir(), 'envace-bench-llama-'));
   try {
     const gguf = join(work, 'gguf');
-    await exportModel({ config, weights: o.weights, tokenizer: o.tokenizer, format: 'gguf', ggufDtype: o.ggufDtype, outDir: gguf });
     const modelPath = join(gguf, `model-${o.ggufDtype}.gguf`);
     let llama: Awaited<ReturnType<LlamaModule['getLlama']>> | { error: string };
     try {
+      // A model whose tokenizer the GGUF exporter cannot carry leaves llama.cpp's side empty, not ours.
+      await exportModel({ config, weights: o.weights, tokenizer: o.tokenizer, format: 'gguf', ggufDtype: o.ggufDtype, outDir: gguf });
       const { getLlama, LlamaLogLevel } = await o.loadLlama();
       llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
     } catch (e) {

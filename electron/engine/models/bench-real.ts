@@ -12,7 +12,6 @@ import {
   LORA_TARGETS,
   type ModelConfig,
   type Params,
-  type TextTokenizer,
   type TrainBenchResult,
   benchTrainConfig,
   countParams,
@@ -85,16 +84,15 @@ interface Resolved {
   source: RealBenchResult['source'];
   config: ModelConfig;
   weights: Params;
-  tokenizer: TextTokenizer;
 }
 
 function resolveSource(s: RealBenchSource): Resolved {
   if ('model' in s) {
     const m = loadModel(s.modelsDir, s.model);
-    return { label: s.model, source: 'imported', config: m.config, weights: m.weights, tokenizer: m.tokenizer };
+    return { label: s.model, source: 'imported', config: m.config, weights: m.weights };
   }
   const [label, config] = 'shape' in s ? [s.shape, BENCH_SHAPES[s.shape]] : [s.label, s.config];
-  return { label, source: 'shape', config, weights: initParams(config, 0), tokenizer: benchTokenizer(config) };
+  return { label, source: 'shape', config, weights: initParams(config, 0) };
 }
 
 const perSec = (tokens: number, ms: number) => tokens / (ms / 1000);
@@ -162,7 +160,9 @@ export async function benchRealSize(opts: RealBenchOptions): Promise<RealBenchRe
   const generated = await benchVsLlamaCpp({
     config: m.config,
     weights: m.weights,
-    tokenizer: m.tokenizer,
+    // Both sides are fed token ids, never text: the GGUF carries a small byte-level tokenizer, which every
+    // model's export accepts (an imported tokenizer's pre-tokenizer may have no llama.cpp equivalent).
+    tokenizer: benchTokenizer(m.config),
     threads: threadCounts,
     ggufDtype: 'f16',
     ...opts.generate,
