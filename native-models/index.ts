@@ -37,7 +37,9 @@ export type { TrainerOptions, OptimizerConfig, LossKnobs, StepStats, TrainerStat
 export { lrAt } from './training/schedule';
 export type { Schedule } from './training/schedule';
 export { packBatch, BatchError } from './training/batch';
-export { benchTrain, measureGemmPeak, trainFlopsPerToken } from './bench/train';
+export { benchTrain, benchTrainConfig, measureGemmPeak, trainFlopsPerToken } from './bench/train';
+export { BENCH_SHAPES } from './bench/shapes';
+export type { BenchShapeName } from './bench/shapes';
 export type { TrainBenchOptions, TrainBenchResult } from './bench/train';
 export { benchGenerate, benchTurns } from './bench/generate';
 export type { GenerateBenchOptions, GenerateBenchResult, TurnsBenchResult } from './bench/generate';

@@ -10,6 +10,7 @@ import { PRESETS, type PresetName } from '../presets';
 import { createSession, ort } from '../runtime/session';
 import { Trainer } from '../trainer';
 import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
+import type { Params } from '../transformer/init';
 import { median } from './stats';
 
 export interface TrainBenchOptions {
@@ -36,6 +37,8 @@ export interface TrainBenchResult {
   batch: number;
   seqLen: number;
   medianStepMs: number;
+  /** Every timed step, in order. */
+  stepMsRuns: number[];
   tokensPerSec: number;
   /** Model FLOPs per trained token: 6·(matmul params) + 12·L·H·D·T (attention). */
   flopsPerToken: number;
@@ -48,11 +51,18 @@ export interface TrainBenchResult {
   ratioVsTorch?: number;
 }
 
+/**
+ * A full step: 2 FLOPs per matmul weight forward, 4 backward (input and weight gradients). With LoRA
+ * the base is frozen: its weights get no gradient (4 per weight: forward and the input gradient that
+ * must still flow down to the first layer's adapters), the adapters all 6.
+ */
 export function trainFlopsPerToken(c: ModelConfig, seqLen: number): number {
-  const matmulParams = paramSpecs(c)
-    .filter((s) => s.shape.length === 2 && s.name !== 'model.embed_tokens.weight')
-    .reduce((n, s) => n + s.shape[0] * s.shape[1], 0) + (c.tiedEmbeddings ? c.vocabSize * c.dModel : 0);
-  return 6 * matmulParams + 12 * c.nLayers * c.nHeads * headDim(c) * seqLen;
+  const matmul = paramSpecs(c).filter((s) => s.shape.length === 2 && s.name !== 'model.embed_tokens.weight');
+  const size = (s: (typeof matmul)[number]) => s.shape[0] * s.shape[1];
+  const head = c.tiedEmbeddings ? c.vocabSize * c.dModel : 0;
+  const base = matmul.filter((s) => !s.name.includes('.lora_')).reduce((n, s) => n + size(s), 0) + head;
+  const adapters = matmul.filter((s) => s.name.includes('.lora_')).reduce((n, s) => n + size(s), 0);
+  return (c.lora ? 4 : 6) * base + 6 * adapters + 12 * c.nLayers * c.nHeads * headDim(c) * seqLen;
 }
 
 /**
@@ -77,7 +87,7 @@ export async function measureGemmPeak(n = 1024, repeats = 10, threads?: number):
   return (2 * n ** 3) / (Math.min(...times) / 1000) / 1e9;
 }
 
-function torchReference(c: ModelConfig, o: Required<Omit<TrainBenchOptions, 'presets' | 'threads'>> & { threads: number }): TrainBenchResult['torch'] {
+function torchReference(c: ModelConfig, o: ResolvedTrainOptions & { threads: number }): TrainBenchResult['torch'] {
   const script = fileURLToPath(new URL('../../test/bench/torch_train_step.py', import.meta.url));
   const r = spawnSync(o.pythonPath, [script, JSON.stringify(c), String(o.batch), String(o.seqLen), String(o.steps), String(o.threads), String(o.warmupSteps)], { encoding: 'utf8' });
   if (r.status !== 0) return { error: (r.stderr || r.error?.message || 'torch reference failed').trim().split('\n').pop()! };
@@ -85,47 +95,67 @@ function torchReference(c: ModelConfig, o: Required<Omit<TrainBenchOptions, 'pre
   return { medianStepMs: j.median_step_ms, tokensPerSec: j.tokens_per_sec, peakRssMb: j.peak_rss_mb };
 }
 
-export async function benchTrain(opts: TrainBenchOptions = {}): Promise<TrainBenchResult[]> {
-  const o = { presets: ['tiny', 'small'] as PresetName[], batch: 8, seqLen: 256, steps: 3, warmupSteps: 3, torch: true, pythonPath: '/usr/bin/python3', ...opts };
+type ResolvedTrainOptions = Required<Omit<TrainBenchOptions, 'presets' | 'threads'>> & { threads?: number };
+
+const TRAIN_DEFAULTS = { batch: 8, seqLen: 256, steps: 3, warmupSteps: 3, torch: true, pythonPath: '/usr/bin/python3' };
+
+/**
+ * One train step measured on `config` (a preset, an imported model's shape, a LoRA variant of
+ * either: then only the adapters train, on both sides), against PyTorch when asked. `params`: the
+ * weights to start from (an imported model's); default initParams. `gemmPeakGflops`: measured once
+ * by the caller for all the shapes of a run.
+ */
+export async function benchTrainConfig(
+  label: string,
+  c: ModelConfig,
+  opts: Partial<ResolvedTrainOptions> & { gemmPeakGflops: number; params?: Params },
+): Promise<TrainBenchResult> {
+  const o = { ...TRAIN_DEFAULTS, ...opts };
   const threads = o.threads ?? (await import('node:os')).availableParallelism();
-  const peak = await measureGemmPeak(1024, 10, o.threads);
-  const results: TrainBenchResult[] = [];
-  for (const name of o.presets) {
-    const c = PRESETS[name];
-    const trainer = await Trainer.create({ config: c, objective: { sft: { aggregation: 'token-mean' } }, session: { intraOpThreads: o.threads }, seed: 0 });
-    const rows = Array.from({ length: o.batch }, (_, b) => Array.from({ length: o.seqLen + 1 }, (_, i) => (b * 131 + i * 17) % c.vocabSize));
-    const batch = { tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) };
+  const trainer = await Trainer.create({ config: c, objective: { sft: { aggregation: 'token-mean' } }, session: { intraOpThreads: o.threads }, seed: 0, params: o.params });
+  const rows = Array.from({ length: o.batch }, (_, b) => Array.from({ length: o.seqLen + 1 }, (_, i) => (b * 131 + i * 17) % c.vocabSize));
+  const batch = { tokens: rows, sftMask: rows.map((r) => r.map(() => 1)) };
+  const times: number[] = [];
+  try {
     for (let i = 0; i < o.warmupSteps; i++) await trainer.trainStep(batch);
-    const times: number[] = [];
     for (let i = 0; i < o.steps; i++) {
       const t0 = performance.now();
       await trainer.trainStep(batch);
       times.push(performance.now() - t0);
     }
+  } finally {
     await trainer.release();
-    const stepMs = median(times);
-    const tokensPerSec = (o.batch * o.seqLen) / (stepMs / 1000);
-    const flopsPerToken = trainFlopsPerToken(c, o.seqLen);
-    const achievedGflops = (tokensPerSec * flopsPerToken) / 1e9;
-    const result: TrainBenchResult = {
-      preset: name,
-      params: paramSpecs(c).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
-      batch: o.batch,
-      seqLen: o.seqLen,
-      medianStepMs: stepMs,
-      tokensPerSec,
-      flopsPerToken,
-      achievedGflops,
-      gemmPeakGflops: peak,
-      mfu: achievedGflops / peak,
-      peakRssMb: process.resourceUsage().maxRSS / 1024,
-    };
-    if (o.torch) {
-      const ref = torchReference(c, { ...o, threads });
-      result.torch = ref;
-      if (ref && 'tokensPerSec' in ref) result.ratioVsTorch = tokensPerSec / ref.tokensPerSec;
-    }
-    results.push(result);
   }
+  const stepMs = median(times);
+  const tokensPerSec = (o.batch * o.seqLen) / (stepMs / 1000);
+  const flopsPerToken = trainFlopsPerToken(c, o.seqLen);
+  const achievedGflops = (tokensPerSec * flopsPerToken) / 1e9;
+  const result: TrainBenchResult = {
+    preset: label,
+    params: paramSpecs(c).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
+    batch: o.batch,
+    seqLen: o.seqLen,
+    medianStepMs: stepMs,
+    stepMsRuns: times,
+    tokensPerSec,
+    flopsPerToken,
+    achievedGflops,
+    gemmPeakGflops: o.gemmPeakGflops,
+    mfu: achievedGflops / o.gemmPeakGflops,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  };
+  if (o.torch) {
+    const ref = torchReference(c, { ...o, threads });
+    result.torch = ref;
+    if (ref && 'tokensPerSec' in ref) result.ratioVsTorch = tokensPerSec / ref.tokensPerSec;
+  }
+  return result;
+}
+
+export async function benchTrain(opts: TrainBenchOptions = {}): Promise<TrainBenchResult[]> {
+  const { presets = ['tiny', 'small'], ...rest } = opts;
+  const gemmPeakGflops = await measureGemmPeak(1024, 10, opts.threads);
+  const results: TrainBenchResult[] = [];
+  for (const name of presets) results.push(await benchTrainConfig(name, PRESETS[name], { ...rest, gemmPeakGflops }));
   return results;
 }

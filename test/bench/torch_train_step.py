@@ -1,5 +1,6 @@
 """PyTorch reference train step for `envace bench`: the same Llama-family model as
 test/parity/reference.py, SFT cross-entropy, AdamW, on the CPU with a fixed thread count.
+A config with `lora` trains only the adapters (rank r on its targets) over a frozen base, as ours does.
 
 Usage: /usr/bin/python3 torch_train_step.py CONFIG_JSON BATCH SEQ_LEN STEPS THREADS [WARMUP]
 WARMUP untimed steps come first (default 1).
@@ -25,8 +26,20 @@ def main():
     warmup = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    P = {k: torch.nn.Parameter(v) for k, v in init_params(cfg).items()}
-    opt = torch.optim.AdamW(P.values(), lr=1e-4)
+    P = init_params(cfg)
+    lora = cfg.get("lora")
+    if lora:
+        # The base stays plain tensors (no gradients); only the adapters are parameters.
+        for k, w in list(P.items()):
+            if k.endswith(".weight") and k.split(".")[-2] in lora["targets"]:
+                name = k[: -len(".weight")]
+                P[name + ".lora_A.weight"] = torch.nn.Parameter(torch.randn(lora["rank"], w.shape[1]) * 0.02)
+                P[name + ".lora_B.weight"] = torch.nn.Parameter(torch.randn(w.shape[0], lora["rank"]) * 0.02)
+        trainable = [v for v in P.values() if isinstance(v, torch.nn.Parameter)]
+    else:
+        P = {k: torch.nn.Parameter(v) for k, v in P.items()}
+        trainable = list(P.values())
+    opt = torch.optim.AdamW(trainable, lr=1e-4)
     ids = torch.randint(0, cfg["vocabSize"], (B, T + 1))
     mask = torch.ones(B, T, dtype=torch.int64)
     pos = torch.arange(T)[None].expand(B, T)

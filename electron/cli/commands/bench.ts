@@ -1,21 +1,54 @@
 import type { Command } from 'commander';
-import { type GenerateBenchResult, PRESETS, benchGenerate, benchTrain, benchTurns, type PresetName } from '../../../native-models';
-import { benchLlamaCpp, type LlamaBenchResult } from '../../engine/models';
+import { BENCH_SHAPES, type BenchShapeName, type GenerateBenchResult, PRESETS, benchGenerate, benchTrain, benchTurns, type PresetName } from '../../../native-models';
+import { homePaths, resolveHome } from '../../engine/home';
+import { benchLlamaCpp, benchRealSize, type LlamaBenchResult, type RealBenchResult } from '../../engine/models';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
 
 interface BenchOptions extends CommonOptions {
   presets: string;
-  steps: string;
-  warmup: string;
+  model?: string;
+  shape?: string;
+  threadCounts: string;
+  steps?: string;
+  warmup?: string;
   threads?: string;
-  batch: string;
-  seqLen: string;
+  batch?: string;
+  seqLen?: string;
   torch: boolean;
   llama: boolean;
 }
 
 const PRESET_NAMES = ['nano', 'tiny', 'small'];
+
+const int = (v: string | undefined, name: string) => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive integer`, EXIT.usage);
+  return n;
+};
+
+const rate = (x: number) => (x >= 100 ? x.toFixed(0) : x.toPrecision(3));
+
+function realTable(r: RealBenchResult): string {
+  const what = (x: RealBenchResult['rows'][number]) =>
+    x.op.startsWith('train') ? `${x.op} ${x.batch}×${x.tokens}` : x.op === 'decode' ? `decode batch ${x.batch} (prompt ${x.tokens}, ${x.newTokens} new)` : `prefill ${x.tokens} tokens`;
+  const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  return [
+    `${r.model} (${r.source === 'imported' ? 'imported' : 'shape, random weights'}, ${(r.params / 1e6).toFixed(1)}M parameters), ${r.cores} cores, load average ${la(r.loadAverage.before)} → ${la(r.loadAverage.after)}, ${r.wallS.toFixed(0)} s`,
+    table([
+      ['OP', 'THREADS', 'OURS TOK/S', 'REFERENCE', 'REFERENCE TOK/S', 'OURS/REFERENCE'],
+      ...r.rows.map((x) => [
+        what(x),
+        String(x.threads),
+        rate(x.ours.tokensPerSec),
+        x.reference === 'llama.cpp' ? `llama.cpp ${r.ggufDtype}` : 'PyTorch',
+        'tokensPerSec' in x.theirs ? rate(x.theirs.tokensPerSec) : `(${x.theirs.error.slice(0, 48)})`,
+        x.ratio === null ? '-' : `${x.ratio.toFixed(2)}×`,
+      ]),
+    ]),
+  ].join('\n');
+}
 
 function torchDecodeCell(t: GenerateBenchResult['torch']): string {
   if (!t) return '-';
@@ -31,32 +64,47 @@ function torchDecodeCell(t: GenerateBenchResult['torch']): string {
 export function registerBench(program: Command): void {
   leaf(program.command('bench').description('performance figures: train step vs PyTorch, MFU, generation with the KV cache'))
     .option('--presets <list>', 'comma-separated presets', 'tiny,small')
-    .option('--steps <n>', 'timed train steps per preset (median reported)', '3')
-    .option('--warmup <n>', 'untimed train steps first, on both sides', '3')
-    .option('--batch <n>', 'train batch (sequences)', '8')
-    .option('--seq-len <n>', 'train sequence length', '256')
-    .option('--threads <n>', 'threads for ORT and PyTorch (default: all cores)')
+    .option('--model <name>', 'real size: an imported model (data home): full and LoRA train step vs PyTorch, decode and 1k prefill vs llama.cpp f16')
+    .option('--shape <name>', `real size with random weights: ${Object.keys(BENCH_SHAPES).join(', ')} (the same figures as --model)`)
+    .option('--thread-counts <list>', 'real size: the thread counts every figure is measured at', '1,2')
+    .option('--steps <n>', 'timed train steps (median reported; default 3)')
+    .option('--warmup <n>', 'untimed train steps first, on both sides (default 3; 1 at real size)')
+    .option('--batch <n>', 'train batch (sequences; default 8; 2 at real size)')
+    .option('--seq-len <n>', 'train sequence length (default 256)')
+    .option('--threads <n>', 'presets: threads for ORT and PyTorch (default: all cores)')
     .option('--no-torch', 'skip the PyTorch reference')
     .option('--no-llama', 'skip the llama.cpp comparison (node-llama-cpp, a dev dependency)')
     .action(
       act<BenchOptions>(async (_args, opts, out) => {
+        if (opts.model !== undefined || opts.shape !== undefined) {
+          if (opts.model !== undefined && opts.shape !== undefined) throw new CliError('give --model or --shape, not both', EXIT.usage);
+          if (opts.shape !== undefined && !(opts.shape in BENCH_SHAPES))
+            throw new CliError(`unknown shape ${opts.shape} (known: ${Object.keys(BENCH_SHAPES).join(', ')})`, EXIT.usage);
+          const threadCounts = opts.threadCounts.split(',').map((v) => int(v.trim(), 'thread-counts')!);
+          const source = opts.model !== undefined ? { model: opts.model, modelsDir: homePaths(resolveHome(opts.home)).models } : { shape: opts.shape as BenchShapeName };
+          const train = { batch: int(opts.batch, 'batch'), seqLen: int(opts.seqLen, 'seq-len'), steps: int(opts.steps, 'steps'), warmupSteps: int(opts.warmup, 'warmup') };
+          const real = await benchRealSize({
+            source,
+            threads: threadCounts,
+            train: Object.fromEntries(Object.entries(train).filter(([, v]) => v !== undefined)),
+            torch: opts.torch,
+            llama: opts.llama,
+            onProgress: (line) => out.line(line),
+          });
+          out.result(real, () => realTable(real));
+          return;
+        }
         const presets = opts.presets.split(',').map((p) => p.trim());
         const unknown = presets.filter((p) => !PRESET_NAMES.includes(p));
         if (unknown.length) throw new CliError(`unknown preset ${unknown.join(', ')} (known: ${PRESET_NAMES.join(', ')})`, EXIT.usage);
-        const int = (v: string | undefined, name: string) => {
-          if (v === undefined) return undefined;
-          const n = Number(v);
-          if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive integer`, EXIT.usage);
-          return n;
-        };
         const threads = int(opts.threads, 'threads');
         out.line(`measuring train steps (${presets.join(', ')}); PyTorch reference ${opts.torch ? 'on' : 'off'}…`);
         const train = await benchTrain({
           presets: presets as PresetName[],
-          steps: int(opts.steps, 'steps'),
-          warmupSteps: int(opts.warmup, 'warmup'),
-          batch: int(opts.batch, 'batch'),
-          seqLen: int(opts.seqLen, 'seq-len'),
+          steps: int(opts.steps, 'steps') ?? 3,
+          warmupSteps: int(opts.warmup, 'warmup') ?? 3,
+          batch: int(opts.batch, 'batch') ?? 8,
+          seqLen: int(opts.seqLen, 'seq-len') ?? 256,
           threads,
           torch: opts.torch,
         });
