@@ -71,7 +71,7 @@ describe("retail layout: 'varied'", () => {
   it('moves the id in the SFT prompts: its token position spreads over tens of tokens', async () => {
     const transcripts = await expertTranscripts(varied, all(varied, 'train'), 'none', 0);
     // The word-start tokenizer, so an id is the same pieces wherever it sits (env-tokenizer.ts).
-    const tok = envTokenizer(demoCorpus(transcripts), 1024, 'separate');
+    const tok = envTokenizer(demoCorpus(transcripts), 1024, { wordStarts: 'separate' });
     const sp = specialIds(tok);
     const positions = transcripts.map((t) => {
       const fit = fitDemonstration(tok, sp, t, 104, 1024);
