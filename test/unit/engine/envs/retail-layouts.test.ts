@@ -91,6 +91,33 @@ describe("retail layout: 'varied'", () => {
     expect(new Set(positions).size).toBeGreaterThan(30);
   });
 
+  it("tokenizerDigits 'pairs': an id's digits are the same pair pieces in the instruction, the call and the observation", async () => {
+    const transcripts = await expertTranscripts(varied, all(varied, 'train').slice(0, 40), 'none', 0);
+    const tok = envTokenizer(demoCorpus(transcripts), 1024, { wordStarts: 'separate', digits: 'pairs' });
+    const digitPieces = (text: string, id: string) => {
+      const pieces = tok.encode(text, { parseSpecial: false }).map((i) => tok.decode([i]));
+      // The run of digit pieces that spells the id's digits.
+      for (let i = 0; i < pieces.length; i++) {
+        let j = i;
+        while (j < pieces.length && /^[0-9]+$/.test(pieces[j])) j++;
+        if (pieces.slice(i, j).join('') === id) return pieces.slice(i, j);
+      }
+      throw new Error(`${id} not in ${pieces.join('|')}`);
+    };
+    let checked = 0;
+    for (const t of transcripts) {
+      const digits = /\d{7,10}/.exec(t.instruction)?.[0];
+      if (!digits) continue;
+      const inInstruction = digitPieces(t.instruction, digits);
+      expect(inInstruction.every((p) => p.length <= 2)).toBe(true);
+      expect(inInstruction.length).toBe(Math.ceil(digits.length / 2));
+      expect(digitPieces(t.steps[0].actionText, digits), t.taskId).toEqual(inInstruction);
+      expect(digitPieces(t.steps[0].observation!, digits), t.taskId).toEqual(inInstruction);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10);
+  });
+
   it('refuses an unknown layout by name', () => {
     expect(() => new RetailEnv({ ...OPTS, layout: 'shuffled' as never })).toThrow(/layout must be one of fixed, varied/);
   });
