@@ -65,6 +65,12 @@ export const RunConfig = z.strictObject({
    * be copied; English text takes about twice the tokens). Imported models keep their own.
    */
   tokenizerWordStarts: z.enum(['merged', 'separate']).default('merged'),
+  /**
+   * A preset's new tokenizer: digits one a piece (single), or digit runs cut into pairs, all 100 in
+   * the vocabulary (pairs: an id is half the pieces from 100 symbols, so it can be copied by
+   * content — a piece rarely recurs inside one id). Imported models keep their own.
+   */
+  tokenizerDigits: z.enum(['single', 'pairs']).default('single'),
   steps: z.number().int().min(1).max(1_000_000).default(50),
   /**
    * Imported models: the context the run uses, at most the model's own (a train step's memory grows

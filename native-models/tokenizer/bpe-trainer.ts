@@ -4,7 +4,7 @@
 // words it touches rather than to the corpus.
 
 import { SequencePreTokenizer } from '@huggingface/tokenizers';
-import { BYTE_TO_CHAR, PRE_TOKENIZER_CONFIG } from './byte-level';
+import { BYTE_TO_CHAR, type DigitGroups, preTokenizerConfig } from './byte-level';
 import { SPECIAL_TOKENS } from './special-tokens';
 
 export interface BpeTrainOptions {
@@ -21,6 +21,12 @@ export interface BpeTrainOptions {
    * token sequence — what a small model needs to copy names it never saw. Default false.
    */
   separateWordStarts?: boolean;
+  /**
+   * `pairs`: digit runs are cut into pairs (byte-level.ts splitPattern) and all 100 pairs are
+   * merges, whether or not the corpus holds them, so an id never seen tokenizes into known pieces.
+   * Default `single`.
+   */
+  digits?: DigitGroups;
 }
 
 export interface BpeModel {
@@ -29,6 +35,8 @@ export interface BpeModel {
   /** Learned merges in priority order, as byte-character strings. */
   merges: [string, string][];
   specialTokens: string[];
+  /** How its pre-tokenizer cuts digit runs (tokenizer.json must split the same way); absent: single. */
+  digits?: DigitGroups;
 }
 
 /** Pair keys pack two ids into one number; ids stay below this bound. */
@@ -95,8 +103,8 @@ export function splitWordStart(word: string): string[] {
 }
 
 /** Count pre-tokenized words (as byte-character strings) over the corpus, with special tokens cut out. */
-export function countWords(corpus: Iterable<string>, specialTokens: readonly string[], separateWordStarts = false): Map<string, number> {
-  const preTokenizer = new SequencePreTokenizer(PRE_TOKENIZER_CONFIG as never);
+export function countWords(corpus: Iterable<string>, specialTokens: readonly string[], separateWordStarts = false, digits: DigitGroups = 'single'): Map<string, number> {
+  const preTokenizer = new SequencePreTokenizer(preTokenizerConfig(digits) as never);
   const cut = specialTokens.length > 0 ? new RegExp(specialTokens.map(escapeRegExp).join('|'), 'g') : null;
   const counts = new Map<string, number>();
   for (const text of corpus) {
@@ -122,7 +130,8 @@ export function trainBpe(corpus: Iterable<string>, opts: BpeTrainOptions): BpeMo
   const idOf = new Map<string, number>(vocab.map((t, i) => [t, i]));
   const reserved = new Set(specialTokens);
 
-  const wordCounts = countWords(corpus, specialTokens, opts.separateWordStarts);
+  const digits = opts.digits ?? 'single';
+  const wordCounts = countWords(corpus, specialTokens, opts.separateWordStarts, digits);
   const words: number[][] = [];
   const freq: number[] = [];
   for (const [word, count] of wordCounts) {
@@ -154,6 +163,18 @@ export function trainBpe(corpus: Iterable<string>, opts: BpeTrainOptions): BpeMo
   for (const key of initial) heap.push(pairCount.get(key)!, key);
 
   const merges: [string, string][] = [];
+  // The pairs first: a digit pre-token is never more than two digits, so no learned merge competes.
+  if (digits === 'pairs')
+    for (let a = 0; a < 10; a++)
+      for (let b = 0; b < 10; b++) {
+        const pair: [string, string] = [String(a), String(b)];
+        if (vocab.length >= opts.vocabSize) throw new RangeError(`vocabSize ${opts.vocabSize} leaves no room for the 100 digit pairs`);
+        if (!idOf.has(pair.join(''))) {
+          idOf.set(pair.join(''), vocab.length);
+          vocab.push(pair.join(''));
+        }
+        merges.push(pair);
+      }
   while (vocab.length < opts.vocabSize && heap.size > 0) {
     const { count, key } = heap.pop();
     if (pairCount.get(key) !== count) continue; // stale entry: the pair's count changed since it was pushed
@@ -196,5 +217,5 @@ export function trainBpe(corpus: Iterable<string>, opts: BpeTrainOptions): BpeMo
       else pairWords.delete(k);
     }
   }
-  return { vocab, merges, specialTokens };
+  return { vocab, merges, specialTokens, digits };
 }

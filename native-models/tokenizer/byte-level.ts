@@ -39,12 +39,29 @@ export function byteCharsToBytes(s: string): Uint8Array | undefined {
 export const SPLIT_PATTERN =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
+/**
+ * How a digit run is cut: one digit a piece (SPLIT_PATTERN), or pairs from its start (`4881902` as
+ * 48|81|90|2). Pairs give an id half the pieces from an alphabet of 100 rather than 10, so a piece
+ * of an id rarely recurs inside it — what copying by content (find the piece, take the next) needs.
+ */
+export type DigitGroups = 'single' | 'pairs';
+
+/** The split pattern for `digits`: SPLIT_PATTERN, or the same with digits taken two at a time. */
+export function splitPattern(digits: DigitGroups = 'single'): string {
+  return digits === 'single' ? SPLIT_PATTERN : SPLIT_PATTERN.replace('|\\p{N}|', '|\\p{N}{1,2}|');
+}
+
 const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false } as const;
 
-/** tokenizer.json `pre_tokenizer`: split with the pattern, then map bytes to characters. */
-export const PRE_TOKENIZER_CONFIG = {
-  type: 'Sequence',
-  pretokenizers: [{ type: 'Split', pattern: { Regex: SPLIT_PATTERN }, behavior: 'Isolated', invert: false }, BYTE_LEVEL],
-};
+/** tokenizer.json `pre_tokenizer` for `digits`: split with the pattern, then map bytes to characters. */
+export function preTokenizerConfig(digits: DigitGroups = 'single') {
+  return {
+    type: 'Sequence',
+    pretokenizers: [{ type: 'Split', pattern: { Regex: splitPattern(digits) }, behavior: 'Isolated', invert: false }, BYTE_LEVEL],
+  };
+}
+
+/** tokenizer.json `pre_tokenizer` of our tokenizers with single digits. */
+export const PRE_TOKENIZER_CONFIG = preTokenizerConfig();
 export const DECODER_CONFIG = BYTE_LEVEL;
 export const POST_PROCESSOR_CONFIG = BYTE_LEVEL;

@@ -8,7 +8,7 @@ import { JsonBoundsError } from '../io/bounded-json';
 import { FileBoundsError, type FileBoundsKind, readBoundedJsonFile } from '../io/bounded-file';
 import { HF_CONFIG_MAXIMA } from '../io/hf-config';
 import type { BpeModel } from './bpe-trainer';
-import { DECODER_CONFIG, POST_PROCESSOR_CONFIG, PRE_TOKENIZER_CONFIG } from './byte-level';
+import { DECODER_CONFIG, POST_PROCESSOR_CONFIG, preTokenizerConfig } from './byte-level';
 import { END_TOKEN, PAD_TOKEN } from './special-tokens';
 
 export const TOKENIZER_FILE = 'tokenizer.json';
@@ -64,7 +64,7 @@ export function bpeTokenizerJson(model: BpeModel): TokenizerJson {
     padding: null,
     added_tokens,
     normalizer: null,
-    pre_tokenizer: PRE_TOKENIZER_CONFIG,
+    pre_tokenizer: preTokenizerConfig(model.digits),
     post_processor: POST_PROCESSOR_CONFIG,
     decoder: DECODER_CONFIG,
     model: {

@@ -2,6 +2,7 @@
 // loads the model stack and onnxruntime) so pre-flight can count tokens with exactly the run's
 // tokenizer on the engine's main thread.
 import { trainTokenizer, type TextTokenizer } from '../../../native-models/tokenizer';
+import type { DigitGroups } from '../../../native-models/tokenizer/byte-level';
 
 /** Smallest tokenizer worth training: the specials, the 256 bytes and some merges. */
 export const MIN_VOCAB = 8 + 256 + 128;
@@ -18,16 +19,27 @@ const tokenizerCache = new Map<string, TextTokenizer>();
  * the start merged in, the answer's first piece was `>Ja`, a token the observation never holds,
  * and no held-out city was ever answered (user-city 0/66). The price: English text takes about
  * twice the tokens (each space its own), so it is a knob, not the default of every preset.
+ * With `digits: 'pairs'` (the run's `tokenizerDigits`) a digit run is cut into pairs, all 100 of
+ * them in the vocabulary (byte-level.ts splitPattern).
  */
 export type WordStarts = 'merged' | 'separate';
+export type { DigitGroups };
 
-export function envTokenizer(corpus: readonly string[], vocabSize: number, wordStarts: WordStarts = 'merged'): TextTokenizer {
-  const key = `${vocabSize}:${wordStarts}:${corpus.length}:${corpus.join('\u0000')}`;
+/** The run's tokenizer knobs (contract: tokenizerWordStarts, tokenizerDigits). */
+export interface TokenizerShape {
+  wordStarts?: WordStarts;
+  digits?: DigitGroups;
+}
+
+export function envTokenizer(corpus: readonly string[], vocabSize: number, shape: TokenizerShape = {}): TextTokenizer {
+  const wordStarts = shape.wordStarts ?? 'merged';
+  const digits = shape.digits ?? 'single';
+  const key = `${vocabSize}:${wordStarts}:${digits}:${corpus.length}:${corpus.join('\u0000')}`;
   let tok = tokenizerCache.get(key);
   if (!tok) {
     tok = trainTokenizer(
       corpus.map((text) => text.replace(/[0-9]+/g, ' ')),
-      { vocabSize, separateWordStarts: wordStarts === 'separate' },
+      { vocabSize, separateWordStarts: wordStarts === 'separate', digits },
     );
     tokenizerCache.set(key, tok);
   }

@@ -25,7 +25,7 @@ import { TRAINER_STATE_FILE } from '../../../native-models/io/checkpoint';
 import { resolveConfig } from '../../../native-models/transformer/config';
 import { SPECIAL_TOKENS, loadTokenizer } from '../../../native-models/tokenizer';
 import type { TextTokenizer } from '../../../native-models/tokenizer';
-import { envTokenizer, MIN_VOCAB, type WordStarts } from './env-tokenizer';
+import { envTokenizer, MIN_VOCAB, type TokenizerShape } from './env-tokenizer';
 import { AlgorithmError } from './errors';
 import { chatFrame } from './chat-frame';
 import { type PolicyTokenizer, type SpecialIds, specialIds } from './layout';
@@ -85,8 +85,8 @@ export interface NativePolicyOptions extends PolicyOptions {
   corpus: readonly string[];
   /** A tokenizer to reuse (e.g. the run's saved one) instead of training a new one. */
   tokenizer?: TextTokenizer;
-  /** How a new tokenizer treats word starts (env-tokenizer.ts); default merged. */
-  wordStarts?: WordStarts;
+  /** How a new tokenizer treats word starts and digits (env-tokenizer.ts); default merged, single. */
+  tokenizerShape?: TokenizerShape;
 }
 
 /** A pretrained model to start from: its config, weights and tokenizer (an imported Hugging Face folder). */
@@ -132,7 +132,7 @@ export class NativePolicy implements Policy, ReferencePolicy {
   /** Preset config with the vocabulary of the env tokenizer (the preset's width is a floor). */
   static async create(opts: NativePolicyOptions, objective: ObjectiveConfig = { sft: { aggregation: 'token-mean' } }): Promise<NativePolicy> {
     const base = preset(opts.preset);
-    const tokenizer = opts.tokenizer ?? envTokenizer(opts.corpus, Math.max(base.vocabSize, MIN_VOCAB), opts.wordStarts);
+    const tokenizer = opts.tokenizer ?? envTokenizer(opts.corpus, Math.max(base.vocabSize, MIN_VOCAB), opts.tokenizerShape);
     return NativePolicy.build(tokenizer, { ...base, vocabSize: tokenizer.vocabSize }, undefined, opts, objective);
   }
 

@@ -139,7 +139,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   } else if (imported) policy = await NativePolicy.fromPretrained(withContext(pretrained(io, imported), config.contextTokens), options, loraOf(config));
   else {
     const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
-    policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus, wordStarts: config.tokenizerWordStarts });
+    policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus, tokenizerShape: { wordStarts: config.tokenizerWordStarts, digits: config.tokenizerDigits } });
   }
   const lora = policy.config.lora;
   const modelName = `${imported ? `imported model ${imported}` : (config.model as { preset: string }).preset}${lora ? ` with rank-${lora.rank} LoRA adapters on ${lora.targets.join(', ')}` : ''}`;

@@ -131,7 +131,7 @@ export async function contextFit(
       ? demoCorpus(sample.transcripts)
       : [layout.systemText(env.description, env.tools(), 'full'), ...env.tasks('train').map((t) => env.task(t.id).instruction)];
     const { envTokenizer, MIN_VOCAB } = await import('../algorithms/env-tokenizer');
-    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB), config.tokenizerWordStarts);
+    tokenizer = envTokenizer(corpus, Math.max(base.vocabSize, MIN_VOCAB), { wordStarts: config.tokenizerWordStarts, digits: config.tokenizerDigits });
     maxSeqLen = base.maxSeqLen;
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';

@@ -32,6 +32,7 @@ const topLevelGroup: Record<string, GroupId> = {
   trainTasks: 'setup',
   model: 'setup',
   tokenizerWordStarts: 'setup',
+  tokenizerDigits: 'setup',
   provider: 'setup',
   seed: 'setup',
   algo: 'method',

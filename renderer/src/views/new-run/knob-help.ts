@@ -12,6 +12,7 @@ export const knobHelp: Record<string, string> = {
   layout: 'retail — fixed: one phrasing per question and one field order; varied: phrasings, greetings, system notes, field order and extra fields drawn per task, so a model must find ids by content, not by position.',
   trainTasks: 'retail — how many training tasks to generate (default 200); with procedural worlds, more tasks means more fresh entities to learn copying from instead of memorising.',
   tokenizerWordStarts: 'Preset models — separate: a space or quote before a word is its own token, so a name is the same pieces wherever it appears and can be copied (about twice the tokens for English text); merged: the usual BPE.',
+  tokenizerDigits: 'Preset models — pairs: a digit run is cut into pairs (all 100 in the vocabulary), so an id is half the pieces and a piece rarely recurs inside it — easier to copy by content; single: one digit a token.',
   model: 'A built-in preset trained from scratch, or a model imported from a Hugging Face folder.',
   provider: 'Where compute runs: auto picks the best execution provider that loads on this machine.',
   seed: 'Seeds task sampling, generation and initialisation, so a run can be repeated.',

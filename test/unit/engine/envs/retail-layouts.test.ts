@@ -71,7 +71,7 @@ describe("retail layout: 'varied'", () => {
   it('moves the id in the SFT prompts: its token position spreads over tens of tokens', async () => {
     const transcripts = await expertTranscripts(varied, all(varied, 'train'), 'none', 0);
     // The word-start tokenizer, so an id is the same pieces wherever it sits (env-tokenizer.ts).
-    const tok = envTokenizer(demoCorpus(transcripts), 1024, 'separate');
+    const tok = envTokenizer(demoCorpus(transcripts), 1024, { wordStarts: 'separate' });
     const sp = specialIds(tok);
     const positions = transcripts.map((t) => {
       const fit = fitDemonstration(tok, sp, t, 104, 1024);
@@ -89,6 +89,33 @@ describe("retail layout: 'varied'", () => {
     const sorted = [...positions].sort((a, b) => a - b);
     expect(sorted[Math.floor(sorted.length * 0.9)] - sorted[Math.floor(sorted.length * 0.1)]).toBeGreaterThan(30);
     expect(new Set(positions).size).toBeGreaterThan(30);
+  });
+
+  it("tokenizerDigits 'pairs': an id's digits are the same pair pieces in the instruction, the call and the observation", async () => {
+    const transcripts = await expertTranscripts(varied, all(varied, 'train').slice(0, 40), 'none', 0);
+    const tok = envTokenizer(demoCorpus(transcripts), 1024, { wordStarts: 'separate', digits: 'pairs' });
+    const digitPieces = (text: string, id: string) => {
+      const pieces = tok.encode(text, { parseSpecial: false }).map((i) => tok.decode([i]));
+      // The run of digit pieces that spells the id's digits.
+      for (let i = 0; i < pieces.length; i++) {
+        let j = i;
+        while (j < pieces.length && /^[0-9]+$/.test(pieces[j])) j++;
+        if (pieces.slice(i, j).join('') === id) return pieces.slice(i, j);
+      }
+      throw new Error(`${id} not in ${pieces.join('|')}`);
+    };
+    let checked = 0;
+    for (const t of transcripts) {
+      const digits = /\d{7,10}/.exec(t.instruction)?.[0];
+      if (!digits) continue;
+      const inInstruction = digitPieces(t.instruction, digits);
+      expect(inInstruction.every((p) => p.length <= 2)).toBe(true);
+      expect(inInstruction.length).toBe(Math.ceil(digits.length / 2));
+      expect(digitPieces(t.steps[0].actionText, digits), t.taskId).toEqual(inInstruction);
+      expect(digitPieces(t.steps[0].observation!, digits), t.taskId).toEqual(inInstruction);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 
   it('refuses an unknown layout by name', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BYTE_TO_CHAR, byteCharsToBytes, bytesToByteChars } from '../../../../native-models/tokenizer/byte-level';
 import { countWords, trainBpe } from '../../../../native-models/tokenizer/bpe-trainer';
 import { SPECIAL_TOKENS } from '../../../../native-models/tokenizer/special-tokens';
-import { trainTokenizer } from '../../../../native-models/tokenizer';
+import { tokenizerFromJson, trainTokenizer } from '../../../../native-models/tokenizer';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -144,5 +144,23 @@ describe('trainBpe', () => {
     // The default trainer merges the start in: at least one context spells the word with its start attached.
     const merged = contexts.map((c) => pieces(false, c, word).join(''));
     expect(merged.some((p) => p !== word)).toBe(true);
+  });
+
+  it("digits 'pairs': a digit run is cut into pairs from its start, every pair a token even where the corpus has none; single by default", () => {
+    // The corpus holds no digits at all (env-tokenizer blanks them), yet every pair must be one token.
+    const corpus = Array.from({ length: 50 }, () => 'order #W and item for user');
+    const pieces = (tok: ReturnType<typeof trainTokenizer>, text: string) => tok.encode(text, { parseSpecial: false }).map((i) => tok.decode([i]));
+    const pairs = trainTokenizer(corpus, { vocabSize: 420, digits: 'pairs' });
+    expect(pieces(pairs, 'order #W4881902')).toEqual(expect.arrayContaining(['48', '81', '90', '2']));
+    expect(pieces(pairs, '#W4881902').slice(-4)).toEqual(['48', '81', '90', '2']);
+    // The same id in an instruction and in a call's JSON: the same pieces.
+    expect(pieces(pairs, '"item_id":"8443677485"').filter((p) => /^[0-9]+$/.test(p))).toEqual(['84', '43', '67', '74', '85']);
+    for (let n = 0; n < 100; n++) expect(pieces(pairs, String(n).padStart(2, '0'))).toHaveLength(1);
+    const single = trainTokenizer(corpus, { vocabSize: 420 });
+    expect(pieces(single, '4881902')).toEqual(['4', '8', '8', '1', '9', '0', '2']);
+    // The saved tokenizer splits as the trainer did (its pre-tokenizer is written with the pairs).
+    const reloaded = tokenizerFromJson(JSON.parse(JSON.stringify(pairs.json)));
+    expect(pieces(reloaded, '4881902')).toEqual(['48', '81', '90', '2']);
+    expect(() => trainBpe(corpus, { vocabSize: 8 + 256 + 50, digits: 'pairs' })).toThrow(/digit pairs/);
   });
 });
