@@ -13,6 +13,7 @@ import { checkHfWeights } from './hf-tensors';
 import { describeProblems } from './tensor-spec';
 import { SPLIT_PATTERN } from '../tokenizer/byte-level';
 import { GgufError, type GgufFile, type GgufTensor, type GgufValue, gguf } from './gguf';
+import { GGML_READ_TYPES, quantizeQ8_0 } from './gguf-quants';
 
 /** What the exporter needs from a tokenizer: its tokenizer.json and special-token roles. */
 export interface GgufTokenizerSource {
@@ -29,8 +30,26 @@ export interface GgufExportInput {
   weights: ReadonlyMap<string, HostTensor>;
   tokenizer: GgufTokenizerSource;
   name?: string;
-  /** Storage of matrices; norms and biases stay F32 as llama.cpp expects. Default F32. */
-  dtype?: 'F32' | 'F16';
+  /** Storage of matrices (`tensorTypeFor`); norms and biases stay F32 as llama.cpp expects. Default F32. */
+  dtype?: GgufExportDtype;
+}
+
+/** What a GGUF export stores its matrices as. */
+export type GgufExportDtype = 'F32' | 'F16' | 'Q8_0';
+
+/** general.file_type of each export dtype (llama.cpp's LLAMA_FTYPE_ALL_F32, MOSTLY_F16, MOSTLY_Q8_0). */
+const FILE_TYPE: Record<GgufExportDtype, number> = { F32: 0, F16: 1, Q8_0: 7 };
+
+/**
+ * The type one tensor is stored as, by llama.cpp's converter's rule (convert_hf_to_gguf.py): 1-D tensors (norms,
+ * biases) stay F32 whatever the dtype — they are tiny and llama.cpp's kernels take them as F32; matrices take the
+ * dtype, except that a Q8_0 matrix whose rows are not whole 32-weight blocks falls back to F16, as the
+ * converter does when gguf-py cannot quantise it (a block never straddles two rows in ggml).
+ */
+export function tensorTypeFor(shape: readonly number[], dtype: GgufExportDtype): 'F32' | 'F16' | 'Q8_0' {
+  if (shape.length < 2 || dtype === 'F32') return 'F32';
+  if (dtype === 'Q8_0' && shape.at(-1)! % GGML_READ_TYPES.Q8_0.blockSize !== 0) return 'F16';
+  return dtype;
 }
 
 export const GGUF_ARCH = { LlamaForCausalLM: 'llama', Qwen2ForCausalLM: 'qwen2', Qwen3ForCausalLM: 'qwen3' } as const;
@@ -143,10 +162,11 @@ export function hfToGguf(input: GgufExportInput): Omit<GgufFile, 'version'> {
   if (problems.length > 0) throw new GgufError('BAD_TENSOR', `weights do not match the model: ${describeProblems(problems)}`);
   const arch = GGUF_ARCH[architectureFor(s)];
   const dtype = input.dtype ?? 'F32';
+  if (!Object.hasOwn(FILE_TYPE, dtype)) throw new GgufError('BAD_VALUE', `GGUF export dtype must be one of ${Object.keys(FILE_TYPE).join(', ')}, got ${JSON.stringify(dtype)}`);
   const metadata = new Map<string, GgufValue>([
     ['general.architecture', gguf.str(arch)],
     ['general.name', gguf.str(input.name ?? 'envace-model')],
-    ['general.file_type', gguf.u32(dtype === 'F16' ? 1 : 0)],
+    ['general.file_type', gguf.u32(FILE_TYPE[dtype])],
     [`${arch}.vocab_size`, gguf.u32(s.vocabSize)],
     [`${arch}.context_length`, gguf.u32(s.maxSeqLen)],
     [`${arch}.embedding_length`, gguf.u32(s.dModel)],
@@ -167,8 +187,10 @@ export function hfToGguf(input: GgufExportInput): Omit<GgufFile, 'version'> {
     let data = asFloat32(hfName, t);
     if (arch === 'llama' && hfName.endsWith('self_attn.q_proj.weight')) data = permuteForInterleavedRope(data, s.nHeads, s.headDim, s.dModel);
     if (arch === 'llama' && hfName.endsWith('self_attn.k_proj.weight')) data = permuteForInterleavedRope(data, s.nKvHeads, s.headDim, s.dModel);
-    if (dtype === 'F16' && t.shape.length >= 2) return { name, type: 'F16', shape: t.shape, data: float32ToF16(data) };
-    return { name, type: 'F32', shape: t.shape, data };
+    const type = tensorTypeFor(t.shape, dtype);
+    if (type === 'Q8_0') return { name, type, shape: t.shape, data: quantizeQ8_0(data) };
+    if (type === 'F16') return { name, type, shape: t.shape, data: float32ToF16(data) };
+    return { name, type, shape: t.shape, data };
   });
   return { metadata, tensors };
 }
