@@ -6,6 +6,7 @@
 // that the same pairs meet (`permuteForInterleavedRope`). Qwen2 / Qwen3 use the half-split rotation in
 // llama.cpp too, so their weights are copied as they are.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { HostTensor } from './dtype';
 import { bf16ToFloat32, f16ToFloat32, float32ToF16 } from './half';
 import { type HfModelShape, architectureFor } from './hf-config';
@@ -14,6 +15,7 @@ import { describeProblems } from './tensor-spec';
 import { SPLIT_PATTERN } from '../tokenizer/byte-level';
 import { GgufError, type GgufFile, type GgufTensor, type GgufValue, gguf } from './gguf';
 import { GGML_READ_TYPES, quantizeQ8_0 } from './gguf-quants';
+import { PRE_TOKENIZERS } from './gguf-tokenizer';
 
 /** What the exporter needs from a tokenizer: its tokenizer.json and special-token roles. */
 export interface GgufTokenizerSource {
@@ -87,12 +89,22 @@ function asFloat32(name: string, t: HostTensor): Float32Array {
 }
 
 function preTokenizerName(preTokenizer: unknown): string {
-  const p = preTokenizer as { type?: string; use_regex?: boolean; pretokenizers?: { type?: string; pattern?: { Regex?: string } }[] } | null;
+  // An imported GGUF's tokenizer carries the pre-tokenizer its import wrote for the file's tokenizer.ggml.pre.
+  const imported = Object.entries(PRE_TOKENIZERS).find(([, config]) => isDeepStrictEqual(config, preTokenizer));
+  if (imported) return imported[0];
+  type Pre = { type?: string; use_regex?: boolean; individual_digits?: boolean; pattern?: { Regex?: string } };
+  const p = preTokenizer as (Pre & { pretokenizers?: Pre[] }) | null;
   if (p?.type === 'ByteLevel' && p.use_regex !== false) return 'gpt-2';
-  const split = p?.type === 'Sequence' ? p.pretokenizers?.find((x) => x.type === 'Split') : undefined;
+  const parts = p?.type === 'Sequence' ? (p.pretokenizers ?? []) : [];
+  const split = parts.find((x) => x.type === 'Split');
   // Our own split pattern is Qwen2's, which llama.cpp knows as pre-tokenizer "qwen2".
   if (split?.pattern?.Regex === SPLIT_PATTERN) return 'qwen2';
-  throw new GgufError('BAD_VALUE', 'the tokenizer\'s pre-tokenizer has no llama.cpp equivalent known to this exporter (expected GPT-2 ByteLevel or the Qwen2 split)');
+  // Hugging Face's SmolLM / SmolLM2 tokenizer.json: every digit alone, then GPT-2's split: llama.cpp's "smollm".
+  if (parts.length === 2 && parts[0].type === 'Digits' && parts[0].individual_digits === true && parts[1].type === 'ByteLevel' && parts[1].use_regex !== false) return 'smollm';
+  throw new GgufError(
+    'BAD_VALUE',
+    `the tokenizer's pre-tokenizer has no llama.cpp equivalent known to this exporter (known: GPT-2 ByteLevel, the Qwen2 split, SmolLM's digits + ByteLevel, or a GGUF import's ${Object.keys(PRE_TOKENIZERS).join(', ')})`,
+  );
 }
 
 function tokenizerMetadata(tok: GgufTokenizerSource, vocabSize: number): [string, GgufValue][] {
