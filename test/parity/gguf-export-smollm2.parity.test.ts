@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { getLlama, type Llama, LlamaLogLevel, type Token } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GgufDtype } from '../../electron/contract';
-import { exportModel, importGgufModel, loadModel, type LoadedModel, mergeLora } from '../../electron/engine/models';
+import { exportModel, importGgufModel, loadModel, type LoadedModel } from '../../electron/engine/models';
 import { Generator, type ModelConfig, type Params, paramSpecs } from '../../native-models';
 import { type Fetched, smollm2Gguf } from '../helpers/smollm2-gguf';
 
@@ -26,11 +26,11 @@ const NEW_TOKENS = 16;
 /** Logit gap below which a step is a near-tie (the same bound the import's check against llama.cpp uses). */
 const NEAR_TIE = 0.5;
 /**
- * Most that llama.cpp's log-probability of our pick may fall below ours, per dtype. Measured on this model: F16
- * ≤ 0.03, Q8_0 ≤ 0.15 (its weights move by up to half a 1/127 step); a wrong RoPE row order or a missing merge
- * moves it by whole units.
+ * Most that llama.cpp's log-probability of our pick may fall below ours, per dtype. Measured on this model (decided
+ * steps): F16 0.002, Q8_0 0.22 (its weights move by up to half a 1/127 step of their block, and llama.cpp
+ * quantises the activations to 8 bits too); a wrong RoPE row order or a missing merge moves it by whole units.
  */
-const LOGPROB_GAP: Record<'f16' | 'q8_0', number> = { f16: 0.1, q8_0: 0.4 };
+const LOGPROB_GAP: Record<'f16' | 'q8_0', number> = { f16: 0.02, q8_0: 0.5 };
 
 let fetched: Fetched;
 let ours: LoadedModel;
@@ -159,15 +159,22 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Largest weight error over blocks of 32 (a Q8_0 block, also a row segment in HF order) beyond `bound(block)`, as a multiple of it. */
-function worstError(original: Params, back: Params, bound: (block: Float32Array, x: number) => number): number {
+/**
+ * Largest weight error as a multiple of its bound, over blocks of 32 (a Q8_0 block; in HF order too, since the
+ * RoPE permutation moves whole rows): `bound(x, amax)` for weight x of a block whose largest |x| is amax.
+ */
+function worstError(original: Params, back: Params, bound: (x: number, amax: number) => number): number {
   let worst = 0;
   for (const [name, w] of original) {
     const r = back.get(name)!;
     expect(r.length, name).toBe(w.length);
     for (let b = 0; b < w.length; b += 32) {
-      const block = w.subarray(b, b + 32);
-      for (let j = 0; j < block.length; j++) worst = Math.max(worst, Math.abs(r[b + j] - block[j]) / bound(block, block[j]));
+      let amax = 0;
+      for (let j = b; j < b + 32 && j < w.length; j++) amax = Math.max(amax, Math.abs(w[j]));
+      for (let j = b; j < b + 32 && j < w.length; j++) {
+        const e = Math.abs(r[j] - w[j]);
+        if (e > 0) worst = Math.max(worst, e / bound(w[j], amax));
+      }
     }
   }
   return worst;
@@ -184,11 +191,8 @@ describe('SmolLM2-135M-Instruct imported from Q4_1, exported as GGUF F16 and Q8_
     expect(size('f16') / params).toBeLessThan(2.05);
     expect(size('q8_0') / params).toBeGreaterThan(34 / 32 - 0.01);
     expect(size('q8_0') / params).toBeLessThan(34 / 32 + 0.05);
-    const halfUlp = (_: Float32Array, x: number) => Math.max(Math.abs(x) * 2 ** -11, 2 ** -25);
-    const halfStep = (block: Float32Array) => {
-      const amax = Math.max(...Array.from(block, Math.abs));
-      return amax / 254 + 127 * Math.max((amax / 127) * 2 ** -11, 2 ** -25);
-    };
+    const halfUlp = (x: number) => Math.max(Math.abs(x) * 2 ** -11, 2 ** -25);
+    const halfStep = (_: number, amax: number) => amax / 254 + 127 * Math.max((amax / 127) * 2 ** -11, 2 ** -25);
     for (const [dtype, bound] of [['f16', halfUlp], ['q8_0', halfStep]] as const) {
       await importGgufModel({ ggufFile: files[dtype]!, modelsDir: join(dir, 'models'), name: `back-${dtype}` });
       const back = loadModel(join(dir, 'models'), `back-${dtype}`);
@@ -231,8 +235,5 @@ describe('SmolLM2-135M-Instruct imported from Q4_1, exported as GGUF F16 and Q8_
     const c = await againstLlamaCpp(file, adapted);
     report('LoRA merged, f16', c);
     expectAgreement(c, 'f16');
-    // The same merge our exporter uses, as a float32 model of its own, greedily says what the adapted one says.
-    const merged = mergeLora(config, weights);
-    expect((await ourGreedy(merged.config, merged.params)).tokens).toEqual(adapted.tokens);
   });
 });
