@@ -89,6 +89,13 @@ export type ModelsPullProgress = z.infer<typeof ModelsPullProgress>;
 export const ExportFormat = z.enum(['hf', 'onnx', 'lora', 'gguf', 'verl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 
+/**
+ * What a GGUF export stores its matrices as: f32 (exact), f16 (half the size), q8_0 (llama.cpp's 8-bit blocks, a
+ * quarter plus a scale per 32 weights). Norms and biases stay f32 in every one, as llama.cpp's converter keeps them.
+ */
+export const GgufDtype = z.enum(['f32', 'f16', 'q8_0']);
+export type GgufDtype = z.infer<typeof GgufDtype>;
+
 export const LoraBaseChoice = z.enum(['auto', 'include', 'omit']);
 export type LoraBaseChoice = z.infer<typeof LoraBaseChoice>;
 
@@ -109,7 +116,7 @@ export const ExportsCreateInput = z.strictObject({
   format: ExportFormat,
   /** Destination folder; default a new folder under the data home's exports/. */
   outDir: FolderPath.optional(),
-  ggufDtype: z.enum(['f32', 'f16']).default('f16'),
+  ggufDtype: GgufDtype.default('f16'),
   /** Replace an earlier export in outDir (only folders holding nothing but export files). */
   force: z.boolean().default(false),
   /**

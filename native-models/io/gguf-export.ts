@@ -6,6 +6,7 @@
 // that the same pairs meet (`permuteForInterleavedRope`). Qwen2 / Qwen3 use the half-split rotation in
 // llama.cpp too, so their weights are copied as they are.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { HostTensor } from './dtype';
 import { bf16ToFloat32, f16ToFloat32, float32ToF16 } from './half';
 import { type HfModelShape, architectureFor } from './hf-config';
@@ -13,6 +14,8 @@ import { checkHfWeights } from './hf-tensors';
 import { describeProblems } from './tensor-spec';
 import { SPLIT_PATTERN } from '../tokenizer/byte-level';
 import { GgufError, type GgufFile, type GgufTensor, type GgufValue, gguf } from './gguf';
+import { GGML_READ_TYPES, quantizeQ8_0 } from './gguf-quants';
+import { PRE_TOKENIZERS } from './gguf-tokenizer';
 
 /** What the exporter needs from a tokenizer: its tokenizer.json and special-token roles. */
 export interface GgufTokenizerSource {
@@ -29,8 +32,26 @@ export interface GgufExportInput {
   weights: ReadonlyMap<string, HostTensor>;
   tokenizer: GgufTokenizerSource;
   name?: string;
-  /** Storage of matrices; norms and biases stay F32 as llama.cpp expects. Default F32. */
-  dtype?: 'F32' | 'F16';
+  /** Storage of matrices (`tensorTypeFor`); norms and biases stay F32 as llama.cpp expects. Default F32. */
+  dtype?: GgufExportDtype;
+}
+
+/** What a GGUF export stores its matrices as. */
+export type GgufExportDtype = 'F32' | 'F16' | 'Q8_0';
+
+/** general.file_type of each export dtype (llama.cpp's LLAMA_FTYPE_ALL_F32, MOSTLY_F16, MOSTLY_Q8_0). */
+const FILE_TYPE: Record<GgufExportDtype, number> = { F32: 0, F16: 1, Q8_0: 7 };
+
+/**
+ * The type one tensor is stored as, by llama.cpp's converter's rule (convert_hf_to_gguf.py): 1-D tensors (norms,
+ * biases) stay F32 whatever the dtype — they are tiny and llama.cpp's kernels take them as F32; matrices take the
+ * dtype, except that a Q8_0 matrix whose rows are not whole 32-weight blocks falls back to F16, as the
+ * converter does when gguf-py cannot quantise it (a block never straddles two rows in ggml).
+ */
+export function tensorTypeFor(shape: readonly number[], dtype: GgufExportDtype): 'F32' | 'F16' | 'Q8_0' {
+  if (shape.length < 2 || dtype === 'F32') return 'F32';
+  if (dtype === 'Q8_0' && shape.at(-1)! % GGML_READ_TYPES.Q8_0.blockSize !== 0) return 'F16';
+  return dtype;
 }
 
 export const GGUF_ARCH = { LlamaForCausalLM: 'llama', Qwen2ForCausalLM: 'qwen2', Qwen3ForCausalLM: 'qwen3' } as const;
@@ -68,12 +89,22 @@ function asFloat32(name: string, t: HostTensor): Float32Array {
 }
 
 function preTokenizerName(preTokenizer: unknown): string {
-  const p = preTokenizer as { type?: string; use_regex?: boolean; pretokenizers?: { type?: string; pattern?: { Regex?: string } }[] } | null;
+  // An imported GGUF's tokenizer carries the pre-tokenizer its import wrote for the file's tokenizer.ggml.pre.
+  const imported = Object.entries(PRE_TOKENIZERS).find(([, config]) => isDeepStrictEqual(config, preTokenizer));
+  if (imported) return imported[0];
+  type Pre = { type?: string; use_regex?: boolean; individual_digits?: boolean; pattern?: { Regex?: string } };
+  const p = preTokenizer as (Pre & { pretokenizers?: Pre[] }) | null;
   if (p?.type === 'ByteLevel' && p.use_regex !== false) return 'gpt-2';
-  const split = p?.type === 'Sequence' ? p.pretokenizers?.find((x) => x.type === 'Split') : undefined;
+  const parts = p?.type === 'Sequence' ? (p.pretokenizers ?? []) : [];
+  const split = parts.find((x) => x.type === 'Split');
   // Our own split pattern is Qwen2's, which llama.cpp knows as pre-tokenizer "qwen2".
   if (split?.pattern?.Regex === SPLIT_PATTERN) return 'qwen2';
-  throw new GgufError('BAD_VALUE', 'the tokenizer\'s pre-tokenizer has no llama.cpp equivalent known to this exporter (expected GPT-2 ByteLevel or the Qwen2 split)');
+  // Hugging Face's SmolLM / SmolLM2 tokenizer.json: every digit alone, then GPT-2's split: llama.cpp's "smollm".
+  if (parts.length === 2 && parts[0].type === 'Digits' && parts[0].individual_digits === true && parts[1].type === 'ByteLevel' && parts[1].use_regex !== false) return 'smollm';
+  throw new GgufError(
+    'BAD_VALUE',
+    `the tokenizer's pre-tokenizer has no llama.cpp equivalent known to this exporter (known: GPT-2 ByteLevel, the Qwen2 split, SmolLM's digits + ByteLevel, or a GGUF import's ${Object.keys(PRE_TOKENIZERS).join(', ')})`,
+  );
 }
 
 function tokenizerMetadata(tok: GgufTokenizerSource, vocabSize: number): [string, GgufValue][] {
@@ -143,10 +174,11 @@ export function hfToGguf(input: GgufExportInput): Omit<GgufFile, 'version'> {
   if (problems.length > 0) throw new GgufError('BAD_TENSOR', `weights do not match the model: ${describeProblems(problems)}`);
   const arch = GGUF_ARCH[architectureFor(s)];
   const dtype = input.dtype ?? 'F32';
+  if (!Object.hasOwn(FILE_TYPE, dtype)) throw new GgufError('BAD_VALUE', `GGUF export dtype must be one of ${Object.keys(FILE_TYPE).join(', ')}, got ${JSON.stringify(dtype)}`);
   const metadata = new Map<string, GgufValue>([
     ['general.architecture', gguf.str(arch)],
     ['general.name', gguf.str(input.name ?? 'envace-model')],
-    ['general.file_type', gguf.u32(dtype === 'F16' ? 1 : 0)],
+    ['general.file_type', gguf.u32(FILE_TYPE[dtype])],
     [`${arch}.vocab_size`, gguf.u32(s.vocabSize)],
     [`${arch}.context_length`, gguf.u32(s.maxSeqLen)],
     [`${arch}.embedding_length`, gguf.u32(s.dModel)],
@@ -167,8 +199,10 @@ export function hfToGguf(input: GgufExportInput): Omit<GgufFile, 'version'> {
     let data = asFloat32(hfName, t);
     if (arch === 'llama' && hfName.endsWith('self_attn.q_proj.weight')) data = permuteForInterleavedRope(data, s.nHeads, s.headDim, s.dModel);
     if (arch === 'llama' && hfName.endsWith('self_attn.k_proj.weight')) data = permuteForInterleavedRope(data, s.nKvHeads, s.headDim, s.dModel);
-    if (dtype === 'F16' && t.shape.length >= 2) return { name, type: 'F16', shape: t.shape, data: float32ToF16(data) };
-    return { name, type: 'F32', shape: t.shape, data };
+    const type = tensorTypeFor(t.shape, dtype);
+    if (type === 'Q8_0') return { name, type, shape: t.shape, data: quantizeQ8_0(data) };
+    if (type === 'F16') return { name, type, shape: t.shape, data: float32ToF16(data) };
+    return { name, type, shape: t.shape, data };
   });
   return { metadata, tensors };
 }

@@ -4,7 +4,7 @@
 // Layouts follow ggml's block_* structs. Every product and sum is rounded to float32 (Math.fround) in the
 // order ggml's reference dequantize_row_* and gguf-py's quants.py do it, so the values are bit-identical.
 
-import { bf16BitsToNumber, f16BitsToNumber } from './half';
+import { bf16BitsToNumber, f16BitsToNumber, numberToF16Bits } from './half';
 
 export interface GgmlTypeInfo {
   /** ggml_type id in the file. */
@@ -206,6 +206,35 @@ export function dequantize(type: GgmlReadType, bytes: Uint8Array, count: number)
   else {
     const block = BLOCKS[type];
     for (let i = 0, at = 0; i < count; i += info.blockSize, at += info.blockBytes) block(bytes, v, at, out, i);
+  }
+  return out;
+}
+
+/**
+ * float32 weights → Q8_0 blocks (ggml's block_q8_0: f16 scale d, then 32 int8), as ggml's quantize_row_q8_0_ref
+ * does it: d = max|x| / 127 in float32, q = roundf(x · (1/d)) (half away from zero) with the float32 1/d, not the
+ * f16-rounded d — so the bytes equal llama.cpp's and gguf-py's `quants.quantize(…, Q8_0)`. An all-zero block gets d 0.
+ */
+export function quantizeQ8_0(values: Float32Array): Uint8Array {
+  const { blockSize, blockBytes } = GGML_READ_TYPES.Q8_0;
+  if (values.length % blockSize !== 0) throw new RangeError(`${values.length} weights are not a whole number of ${blockSize}-weight Q8_0 blocks`);
+  const out = new Uint8Array((values.length / blockSize) * blockBytes);
+  const v = new DataView(out.buffer);
+  for (let i = 0, at = 0; i < values.length; i += blockSize, at += blockBytes) {
+    let amax = 0;
+    for (let j = 0; j < blockSize; j++) {
+      const x = values[i + j];
+      // A NaN or infinite weight has no 8-bit code; llama.cpp's would be garbage, ours is an error.
+      if (!Number.isFinite(x)) throw new RangeError(`weight ${i + j} is ${x}; Q8_0 takes finite weights`);
+      amax = Math.max(amax, Math.abs(x));
+    }
+    const d = f(amax / 127);
+    const id = d === 0 ? 0 : f(1 / d);
+    v.setUint16(at, numberToF16Bits(d), true);
+    for (let j = 0; j < blockSize; j++) {
+      const x0 = f(values[i + j] * id);
+      v.setInt8(at + 2 + j, Math.sign(x0) * Math.floor(Math.abs(x0) + 0.5));
+    }
   }
   return out;
 }

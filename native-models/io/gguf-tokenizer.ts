@@ -20,8 +20,8 @@ const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: f
 const LLAMA3_SPLIT =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-/** tokenizer.ggml.pre → the tokenizer.json pre_tokenizer of the same split. */
-const PRE_TOKENIZERS: Readonly<Record<string, unknown>> = {
+/** tokenizer.ggml.pre → the tokenizer.json pre_tokenizer of the same split (the GGUF export maps them back). */
+export const PRE_TOKENIZERS: Readonly<Record<string, unknown>> = {
   'gpt-2': BYTE_LEVEL_SPLIT,
   // GPT-2's split after isolating every digit (SmolLM, SmolLM2). Split on \p{N}, as llama.cpp does, rather than the
   // Digits pre-tokenizer: the JS tokenizer's Digits leaves Devanagari and Arabic-Indic digits in runs.

@@ -20,11 +20,11 @@ export { exportHfFolder, exportLoraAdapter, importHfModel, isHfModelFolder } fro
 export type { ExportableTokenizer, HfExportInput, HfModel, LoraExportInput } from './hf-folder';
 export { GgufError, decodeGguf, encodeGguf, gguf, writeGguf } from './gguf';
 export type { GgmlType, GgufFile, GgufTensor, GgufValue } from './gguf';
-export { hfToGguf, permuteForInterleavedRope } from './gguf-export';
-export type { GgufExportInput, GgufTokenizerSource } from './gguf-export';
+export { hfToGguf, permuteForInterleavedRope, tensorTypeFor } from './gguf-export';
+export type { GgufExportDtype, GgufExportInput, GgufTokenizerSource } from './gguf-export';
 export { MAX_EMBEDDED_WEIGHT_BYTES, ONNX_DATA_FILE, ONNX_MODEL_FILE, ONNX_SUBFOLDER, OPTIMUM_DIM_NAMES, exportOnnxFolder } from './onnx-folder';
 export type { OnnxFolderInput } from './onnx-folder';
-export { GGML_READ_TYPES, dequantize, ggmlTypeLabel } from './gguf-quants';
+export { GGML_READ_TYPES, dequantize, ggmlTypeLabel, quantizeQ8_0 } from './gguf-quants';
 export type { GgmlReadType } from './gguf-quants';
 export { ggufFloat32Bytes, ggufModelShape, ggufToHfFolder } from './gguf-import';
 export { hfTokenizerFromGguf } from './gguf-tokenizer';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ExportFormat } from '../../contract';
+import { ExportFormat, GgufDtype } from '../../contract';
 import { withEngine } from '../engine-session';
 import { CliError, EXIT, table } from '../output';
 import { act, leaf, type CommonOptions } from './common';
@@ -40,7 +40,7 @@ export function registerModels(program: Command): void {
     .option('--model <name>', 'an imported model')
     .requiredOption('--format <format>', 'hf | onnx | lora | gguf | verl (a run only: task set, configs and weights for verl)')
     .option('--out <dir>', 'destination folder (default: a new folder under the data home exports/)')
-    .option('--gguf-dtype <dtype>', 'f32 | f16', 'f16')
+    .option('--gguf-dtype <dtype>', 'f32 | f16 | q8_0 (8-bit blocks as llama.cpp quantises them; norms stay f32)', 'f16')
     .option('--force', 'replace an earlier export in --out')
     .option('--base', 'lora: always write the base the adapter applies to in base/ (default: where training grew its vocabulary)')
     .option('--no-base', 'lora: never write the base (an earlier export of the run has it); adapter_config.json names the imported model')
@@ -50,7 +50,8 @@ export function registerModels(program: Command): void {
         const format = ExportFormat.safeParse(opts.format);
         if (!format.success) throw new CliError(`--format must be one of ${ExportFormat.options.join(', ')}`, EXIT.usage);
         if (opts.base !== undefined && format.data !== 'lora') throw new CliError(`--base and --no-base are for --format lora (the base a LoRA adapter applies to)`, EXIT.usage);
-        if (opts.ggufDtype !== 'f32' && opts.ggufDtype !== 'f16') throw new CliError('--gguf-dtype must be f32 or f16', EXIT.usage);
+        const ggufDtype = GgufDtype.safeParse(opts.ggufDtype);
+        if (!ggufDtype.success) throw new CliError(`--gguf-dtype must be one of ${GgufDtype.options.join(', ')}`, EXIT.usage);
         const step = opts.step === undefined ? undefined : Number(opts.step);
         if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new CliError('--step must be a checkpoint step', EXIT.usage);
         const record = await withEngine(opts.home, (api) =>
@@ -58,7 +59,7 @@ export function registerModels(program: Command): void {
             source: opts.run ? { run: opts.run, step } : { model: opts.model! },
             format: format.data,
             outDir: opts.out,
-            ggufDtype: opts.ggufDtype as 'f32' | 'f16',
+            ggufDtype: ggufDtype.data,
             force: Boolean(opts.force),
             loraBase: opts.base === undefined ? 'auto' : opts.base ? 'include' : 'omit',
           }),

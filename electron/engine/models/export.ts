@@ -7,6 +7,7 @@ import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import {
   AtomicWriteError,
+  type GgufExportDtype,
   type ModelConfig,
   type Params,
   type TensorMap,
@@ -18,6 +19,7 @@ import {
   writeDirAtomic,
   writeGguf,
 } from '../../../native-models';
+import { GgufDtype } from '../../contract';
 import { hfShapeFromConfig, hfWeightsFromParams } from './convert';
 import { loraAdapters, loraBase, mergeLora } from './lora';
 import { type ModelCard, renderModelCard } from './model-card';
@@ -39,10 +41,14 @@ export interface ExportOptions extends OutDirOptions {
   name?: string;
   /** LoRA export: the base the adapters apply to. */
   lora?: LoraBaseOptions;
-  ggufDtype?: 'f32' | 'f16';
+  /** GGUF export: how matrices are stored (norms and biases stay f32). Default f32. */
+  ggufDtype?: GgufDtype;
   /** verl export: the run (config, env, tasks) the folder carries; a verl export needs one. */
   verl?: VerlRun;
 }
+
+/** The GGUF writer's name for each export dtype. */
+const GGUF_TYPE = { f32: 'F32', f16: 'F16', q8_0: 'Q8_0' } as const satisfies Record<GgufDtype, GgufExportDtype>;
 
 /** Where a LoRA adapter's base is, and what the export says about it. */
 export interface LoraBaseOptions {
@@ -92,8 +98,8 @@ interface Prepared {
 function prepare(o: ExportOptions): Prepared {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
     throw new ExportError('BAD_INPUT', `unknown export format ${JSON.stringify(o.format)} (known: ${EXPORT_FORMATS.join(', ')})`);
-  if (o.ggufDtype !== undefined && o.ggufDtype !== 'f32' && o.ggufDtype !== 'f16')
-    throw new ExportError('BAD_INPUT', `ggufDtype must be f32 or f16, got ${JSON.stringify(o.ggufDtype)}`);
+  if (o.ggufDtype !== undefined && !GgufDtype.options.includes(o.ggufDtype))
+    throw new ExportError('BAD_INPUT', `ggufDtype must be one of ${GgufDtype.options.join(', ')}, got ${JSON.stringify(o.ggufDtype)}`);
   if (o.tokenizer.vocabSize > o.config.vocabSize)
     throw new ExportError('BAD_INPUT', `the tokenizer has ${o.tokenizer.vocabSize} tokens but the model's vocabulary is ${o.config.vocabSize}`);
   if (o.format === 'lora') {
@@ -163,7 +169,7 @@ const WRITERS: Record<ExportFormat, (tmp: string, o: ExportOptions & { outDir: s
       weights: p.hfWeights,
       tokenizer: { json: t.json, chatTemplate: t.chatTemplate, ...tokenIds(t) },
       name: o.name ?? o.card?.run,
-      dtype: dtype === 'f16' ? 'F16' : 'F32',
+      dtype: GGUF_TYPE[dtype],
     });
     writeGguf(join(tmp, `model-${dtype}.gguf`), file);
     writeFileSync(join(tmp, 'README.md'), p.card);

@@ -1,6 +1,6 @@
 import { CheckpointSelect } from '../../components/RunCheckpointFields';
 import { useState, type FormEvent } from 'react';
-import { ExportFormat, LoraBaseChoice, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
+import { ExportFormat, GgufDtype, LoraBaseChoice, type ExportRecord, type ModelSummary, type Run } from '../../../../electron/contract';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
@@ -140,7 +140,7 @@ export function ExportView({ runId }: { runId?: string }) {
   const earlier = useCall('exports.list', {});
   const [source, setSource] = useState<ExportSource | null>(null);
   const [picked, setFormat] = useState<ExportFormat>('hf');
-  const [ggufDtype, setGgufDtype] = useState<'f16' | 'f32'>('f16');
+  const [ggufDtype, setGgufDtype] = useState<GgufDtype>('f16');
   const [loraBase, setLoraBase] = useState<LoraBaseChoice>('auto');
   const [folder, setFolder] = useState('');
   const [force, setForce] = useState(false);
@@ -238,8 +238,9 @@ export function ExportView({ runId }: { runId?: string }) {
             {format === 'gguf' && (
               <label className="field-inline">
                 <span>Weights as</span>
-                <select value={ggufDtype} onChange={(e) => setGgufDtype(e.target.value as 'f16' | 'f32')} data-testid="gguf-dtype">
+                <select value={ggufDtype} onChange={(e) => setGgufDtype(e.target.value as GgufDtype)} data-testid="gguf-dtype">
                   <option value="f16">f16 (half the size)</option>
+                  <option value="q8_0">q8_0 (a quarter of f32, llama.cpp's 8-bit blocks)</option>
                   <option value="f32">f32 (exact)</option>
                 </select>
               </label>

@@ -1,4 +1,4 @@
-import { LORA_FROM_MODEL, loraExportProblem, type ExportFormat, type ExportRecord, type LoraBaseChoice, type MethodInput, type Run } from '../../../../electron/contract';
+import { LORA_FROM_MODEL, loraExportProblem, type ExportFormat, type ExportRecord, type GgufDtype, type LoraBaseChoice, type MethodInput, type Run } from '../../../../electron/contract';
 
 /** The Export view's pure parts: what each format writes, the destination folder, the request. */
 
@@ -80,7 +80,7 @@ export function buildExportInput(
   source: ExportSource,
   format: ExportFormat,
   outDir: string | undefined,
-  ggufDtype: 'f32' | 'f16',
+  ggufDtype: GgufDtype,
   force: boolean,
   loraBase: LoraBaseChoice = 'auto',
 ): MethodInput<'exports.create'> {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeGguf, exportHfFolder, f16ToFloat32, loadTokenizer, parseHfConfig, readSafetensors } from '../../../../native-models';
+import { decodeGguf, dequantize, exportHfFolder, loadTokenizer, parseHfConfig, readSafetensors } from '../../../../native-models';
 import { ModelConvertError, hfShapeFromConfig, hfWeightsFromParams } from '../../../../electron/engine/models/convert';
 import { ExportError, exportModel } from '../../../../electron/engine/models/export';
 import { mergeLora } from '../../../../electron/engine/models/lora';
@@ -150,10 +150,10 @@ describe('exportModel', () => {
     expect(e2.message).toMatch(/needs the base model/);
   });
 
-  it('writes GGUF in F32 and F16 with llama.cpp names, types and metadata', async () => {
+  it('writes GGUF in F32, F16 and Q8_0 with llama.cpp names, types and metadata', async () => {
     const config = nanoConfig();
     const weights = randomWeights(config, 7);
-    for (const dtype of ['f32', 'f16'] as const) {
+    for (const dtype of ['f32', 'f16', 'q8_0'] as const) {
       const out = join(tmp.make(), dtype);
       const res = await exportModel({ config, weights, tokenizer: smallTokenizer(), format: 'gguf', ggufDtype: dtype, outDir: out, card: CARD });
       expect(res.files.map((f) => f.name)).toEqual(['README.md', `model-${dtype}.gguf`]);
@@ -168,11 +168,13 @@ describe('exportModel', () => {
       expect(file.tensors).toHaveLength(1 + 2 * 9 + 1);
       const embd = file.tensors.find((t) => t.name === 'token_embd.weight')!;
       const norm = file.tensors.find((t) => t.name === 'output_norm.weight')!;
-      expect(embd.type).toBe(dtype === 'f16' ? 'F16' : 'F32');
+      expect(embd.type).toBe(dtype.toUpperCase());
       expect(norm.type).toBe('F32');
-      const values = dtype === 'f16' ? f16ToFloat32(embd.data as Uint16Array) : (embd.data as Float32Array);
+      const values = dequantize(embd.type, new Uint8Array(embd.data.buffer, embd.data.byteOffset, embd.data.byteLength), embd.shape[0] * embd.shape[1]);
       const original = weights.get('model.embed_tokens.weight')!;
-      for (const i of [0, 1234, original.length - 1]) expect(values[i]).toBeCloseTo(original[i], dtype === 'f16' ? 3 : 7);
+      // F32 exact; F16 within 2^-11 relative; Q8_0 within half a step (max |x| of a 32-weight block / 254: < 0.01 for these std-0.3 weights).
+      const tolerance = { f32: 0, f16: 1e-3, q8_0: 0.01 }[dtype];
+      for (const i of [0, 1234, original.length - 1]) expect(Math.abs(values[i] - original[i])).toBeLessThanOrEqual(tolerance);
     }
   });
 

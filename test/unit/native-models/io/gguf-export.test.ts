@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HostTensor } from '../../../../native-models/io/dtype';
 import { decodeGguf, encodeGguf, GgufError } from '../../../../native-models/io/gguf';
-import { hfToGguf, permuteForInterleavedRope } from '../../../../native-models/io/gguf-export';
+import { hfToGguf, permuteForInterleavedRope, tensorTypeFor } from '../../../../native-models/io/gguf-export';
+import { dequantize } from '../../../../native-models/io/gguf-quants';
 import { f16ToFloat32 } from '../../../../native-models/io/half';
 import type { HfModelShape } from '../../../../native-models/io/hf-config';
 import { expectedHfTensors } from '../../../../native-models/io/hf-tensors';
@@ -136,6 +137,36 @@ describe('hfToGguf', () => {
     const back = f16ToFloat32(embd.data as Uint16Array);
     for (let i = 0; i < original.length; i++) expect(back[i]).toBeCloseTo(original[i], 3);
     expect(file.tensors.find((t) => t.name === 'blk.0.attn_norm.weight')!.type).toBe('F32');
+  });
+
+  it('stores matrices as Q8_0 where rows are whole 32-weight blocks, F16 where not, norms and biases F32', () => {
+    // Rows of 64 (d_model) quantise; down_proj's rows of 48 (d_ff) cannot and fall back to F16, as llama.cpp's converter does.
+    const wide: HfModelShape = { ...llama, dModel: 64, dFf: 48, nHeads: 4, nKvHeads: 2, headDim: 16, qkvBias: true };
+    const weights = randomWeights(wide, 6);
+    const file = decodeGguf(encodeGguf(hfToGguf({ shape: wide, weights, tokenizer: source, dtype: 'Q8_0' })));
+    expect(file.metadata.get('general.file_type')?.value).toBe(7);
+    const types = new Map(file.tensors.map((t) => [t.name, t.type]));
+    expect(Object.fromEntries(['token_embd.weight', 'blk.0.attn_q.weight', 'blk.0.ffn_up.weight', 'blk.0.ffn_down.weight', 'blk.0.attn_q.bias', 'blk.0.ffn_norm.weight', 'output.weight'].map((n) => [n, types.get(n)]))).toEqual({
+      'token_embd.weight': 'Q8_0',
+      'blk.0.attn_q.weight': 'Q8_0',
+      'blk.0.ffn_up.weight': 'Q8_0',
+      'blk.0.ffn_down.weight': 'F16',
+      'blk.0.attn_q.bias': 'F32',
+      'blk.0.ffn_norm.weight': 'F32',
+      'output.weight': 'Q8_0',
+    });
+    // Read back, each weight is within half a step (max |x| of its block / 254, plus the scale's f16 rounding).
+    const embd = file.tensors.find((t) => t.name === 'token_embd.weight')!;
+    const back = dequantize('Q8_0', embd.data as Uint8Array, wide.vocabSize * wide.dModel);
+    const original = weights.get('model.embed_tokens.weight')!.data as Float32Array;
+    for (let b = 0; b < original.length / 32; b++) {
+      const block = original.subarray(b * 32, b * 32 + 32);
+      const amax = Math.max(...Array.from(block, Math.abs));
+      for (let j = 0; j < 32; j++) expect(Math.abs(back[b * 32 + j] - block[j])).toBeLessThanOrEqual(amax / 254 + amax * 2 ** -10);
+    }
+    expect(tensorTypeFor([64], 'Q8_0')).toBe('F32');
+    expect(tensorTypeFor([3, 64], 'F32')).toBe('F32');
+    expect(() => hfToGguf({ shape: wide, weights, tokenizer: source, dtype: 'Q4_0' as 'Q8_0' })).toThrow(/dtype must be one of F32, F16, Q8_0/);
   });
 
   it('maps Qwen3 (q/k norms, no permutation) and Qwen2 (q/k/v biases), tied heads without output.weight', () => {
