@@ -8,6 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const HEAVY_FIRST = [
   'test/e2e/web-mode-newcomer.test.ts',
+  'test/parity/gguf-export-smollm2.parity.test.ts',
   'test/integration/algorithms/recipe-format.test.ts',
   'test/integration/algorithms/training.test.ts',
   'test/integration/mcp-user-server.test.ts',
