@@ -159,7 +159,7 @@ export function registerEval(program: Command): void {
     .option('--policy <policy>', 'built-in policy: oracle (the scripted expert / gold replay)')
     .option('--env <env>', 'environment id (with --policy; a run evaluates on its own)')
     .option('--split <split>', 'train | heldout | ood', 'heldout')
-    .option('--limit <n>', 'evaluate at most this many tasks')
+    .option('--limit <n>', 'evaluate n tasks: a seeded sample stratified by task family, each family its share of n (the same tasks every time; --policy oracle: the first n)')
     .option('--rehearsals <n>', 'test-time private rehearsals')
     .option('--mode <mode>', 'parallel | sequential')
     .option('--step <n>', 'the checkpoint step to evaluate (default: the last)')

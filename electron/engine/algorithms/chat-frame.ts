@@ -60,12 +60,18 @@ function block(render: Render, before: ChatMessage[], role: string): { open: str
   return { open: rest.slice(0, at), close: rest.slice(at + SENTINEL.length) };
 }
 
-/** The system text as a template that renders tools writes it, or null when it ignores them. */
-function templateToolText(render: Render, system: { open: string; close: string }, description: string, tools: readonly ToolSpec[]): string | null {
+/** A tool that only asks whether a template writes tools at all. */
+const PROBE_TOOL: ToolSpec = { name: 'probe', description: SENTINEL, parameters: { type: 'object', properties: {} } };
+
+/** Whether the template writes the tools it is given (Qwen's does; SmolLM2's ignores them): decided once per frame. */
+function rendersTools(render: Render): boolean {
   const messages = [{ role: 'system', content: SENTINEL }];
-  const plain = render(messages);
-  const withTools = render(messages, { tools: asTemplateTools(tools) });
-  if (withTools === plain) return null;
+  return render(messages, { tools: asTemplateTools([PROBE_TOOL]) }) !== render(messages);
+}
+
+/** The system text as a template that renders tools writes it (one render), or null when it cannot be cut out of the system block. */
+function templateToolText(render: Render, system: { open: string; close: string }, description: string, tools: readonly ToolSpec[]): string | null {
+  const withTools = render([{ role: 'system', content: SENTINEL }], { tools: asTemplateTools(tools) });
   const inner = after(withTools, system.open);
   if (inner === null || !inner.endsWith(system.close) || !inner.includes(SENTINEL)) return null;
   return inner.slice(0, inner.length - system.close.length).replace(SENTINEL, description);
@@ -95,13 +101,14 @@ export function chatFrame(tok: TextTokenizer): ChatFrame | undefined {
     if (stop === undefined || tok.tokenToId(stop) !== close[0]) return undefined;
     const generation = after(render([sys, { role: 'user', content: 'U' }], { addGenerationPrompt: true }), render([sys, { role: 'user', content: 'U' }]));
     if (generation !== null && generation !== act.open) return undefined;
+    const ownTools = rendersTools(render);
     return {
       open: { system: ids(system.open), user: ids(user.open), act: ids(act.open), obs: ids(obs.open) },
       close,
       systemText: (description, tools, mode) => {
         if (mode === 'none') return description;
         // Compact lines are ours whatever the template; full schemas go as the template writes tools, where it does.
-        return (mode === 'full' ? templateToolText(render, system, description, tools) : null) ?? hermesToolText(description, tools, mode);
+        return (mode === 'full' && ownTools ? templateToolText(render, system, description, tools) : null) ?? hermesToolText(description, tools, mode);
       },
     };
   } catch {

@@ -18,6 +18,7 @@ import {
   type RolloutResult,
 } from '../algorithms';
 import { renderMemory } from '../algorithms/memory-text';
+import { sampleTasks } from '../algorithms/eval-sample';
 import { evaluateRobustness } from '../algorithms/robustness';
 import { getEnv } from '../envs/registry';
 import { loadModel } from '../models/registry';
@@ -94,10 +95,12 @@ export interface EvaluateOutput {
 export async function evaluateOp(input: EvaluateInput): Promise<EvaluateOutput> {
   const policy = await policyAt(input);
   const { env } = await world(input.config);
-  const tasks = env
-    .tasks(input.split)
-    .slice(0, input.limit ?? Infinity)
-    .map((t) => env.task(t.id));
+  // A limit takes a seeded sample stratified by family (algorithms/eval-sample.ts), never the first N.
+  const tasks = sampleTasks(
+    env.tasks(input.split).map((t) => env.task(t.id)),
+    input.limit,
+    input.seed,
+  );
   if (!tasks.length) throw new Error(`environment ${env.id} has no ${input.split} tasks`);
   const settings = { ...rolloutSettings(input.config), temperature: 0 };
   const testTime =

@@ -10,8 +10,8 @@
 import { preset } from '../../../native-models/presets';
 import { type ModelConfig, paramSpecs } from '../../../native-models/transformer/config';
 import { plannedSteps, stagePlan, stagePlanProblem, type RunConfig } from '../../contract';
-import type { DemoTranscript } from '../algorithms/demos';
-import type { PolicyTokenizer } from '../algorithms/layout';
+import type { DemoTranscript, SystemTextOf } from '../algorithms/demos';
+import type { PolicyTokenizer, SpecialIds, ToolSchemaMode } from '../algorithms/layout';
 import type { ToolEnv } from '../envs/types';
 
 export interface Check {
@@ -49,11 +49,11 @@ export const DEMO_BUDGET_MS = 3000;
  * subset (the files env's expert takes about half a second a task). One task at a time, so the engine
  * answers other requests in between.
  */
-async function recordDemonstrations(env: ToolEnv, config: RunConfig, budgetMs: number): Promise<{ transcripts: DemoTranscript[]; of: number }> {
+async function recordDemonstrations(env: ToolEnv, config: RunConfig, budgetMs: number, system: ToolSchemaMode | SystemTextOf): Promise<{ transcripts: DemoTranscript[]; of: number }> {
   const { runDemonstrations } = await import('../algorithms/demos');
   const tasks = env.tasks('train').map((t) => env.task(t.id));
   if (config.sft.demonstrations === 'file') {
-    const transcripts = await runDemonstrations(env, tasks, config.sft, config.rollout.toolSchemas, config.seed);
+    const transcripts = await runDemonstrations(env, tasks, config.sft, system, config.seed);
     return { transcripts, of: transcripts.length };
   }
   // Strided order: a sample cut short still spans the task list (families, difficulties).
@@ -63,7 +63,7 @@ async function recordDemonstrations(env: ToolEnv, config: RunConfig, budgetMs: n
   const t0 = Date.now();
   for (const task of order) {
     if (transcripts.length >= 4 && Date.now() - t0 > budgetMs) break;
-    transcripts.push(...(await runDemonstrations(env, [task], config.sft, config.rollout.toolSchemas, config.seed)));
+    transcripts.push(...(await runDemonstrations(env, [task], config.sft, system, config.seed)));
   }
   return { transcripts, of: tasks.length };
 }
@@ -78,7 +78,7 @@ export interface Fit {
   vocabSize: number | null;
 }
 
-function contextKnobs(config: RunConfig, maxSeqLen: number): string {
+function contextKnobs(config: RunConfig, maxSeqLen: number, modelSeqLen = maxSeqLen): string {
   return [
     config.rollout.toolSchemas !== 'none' ? `rollout.toolSchemas '${config.rollout.toolSchemas}' → 'none'` : null,
     `a lower rollout.maxObservationTokens (now ${config.rollout.maxObservationTokens})`,
@@ -86,7 +86,9 @@ function contextKnobs(config: RunConfig, maxSeqLen: number): string {
       ? config.model.preset !== 'small'
         ? `a preset with a longer context than ${maxSeqLen} tokens (tiny 1024, small 2048)`
         : null
-      : `an imported model with a longer context than ${config.model.imported}'s ${maxSeqLen} tokens`,
+      : config.contextTokens !== undefined && config.contextTokens < modelSeqLen
+        ? `a larger contextTokens (now ${config.contextTokens}; ${config.model.imported} has ${modelSeqLen})`
+        : `an imported model with a longer context than ${config.model.imported}'s ${maxSeqLen} tokens`,
   ]
     .filter((x) => x !== null)
     .join(', or ');
@@ -113,10 +115,35 @@ export async function contextFit(
   // A demonstrations file the request may not use (outside the data home, missing, too big) is never
   // opened: the demonstrations check has said why, and the fit is judged on the schemas instead.
   const hasDemos = config.sft.demonstrations === 'file' ? !uses.demonstrationsFileRefused : env.expert !== undefined;
+  // An imported model's tokenizer comes first: its chat frame writes the system block (its tool block
+  // included) that its demonstrations and prompts carry, as the run writes them (policy.ts).
+  let imported: { tokenizer: PolicyTokenizer; sp: SpecialIds; maxSeqLen: number; modelSeqLen: number; which: string } | undefined;
+  if ('imported' in config.model) {
+    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }, { chatFrame }] = await Promise.all([
+      import('../models/registry'),
+      import('../../../native-models/tokenizer'),
+      import('../algorithms/chat-frame'),
+    ]);
+    const name = config.model.imported;
+    const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
+    if (!entry) return none; // the model check says so
+    let tokenizer: ReturnType<typeof loadTokenizer>;
+    try {
+      tokenizer = loadTokenizer(entry.path).withSpecialTokens(SPECIAL_TOKENS, entry.config.vocabSize);
+    } catch {
+      return none; // the tokenizer check says so
+    }
+    // The run cuts the model's context to contextTokens (policy.ts withContext): its prompts must fit that.
+    const maxSeqLen = Math.min(entry.config.maxSeqLen, config.contextTokens ?? Infinity);
+    imported = { tokenizer, sp: layout.specialIds(tokenizer, chatFrame(tokenizer)), maxSeqLen, modelSeqLen: entry.config.maxSeqLen, which: `${entry.name}'s tokenizer and chat template` };
+  }
+  const mode = config.rollout.toolSchemas;
+  const framed = imported?.sp;
+  const systemOf: SystemTextOf = (d, tools) => (framed ? layout.systemTextFor(framed, d, tools, mode) : layout.systemText(d, tools, mode));
   let sample: { transcripts: DemoTranscript[]; of: number } = { transcripts: [], of: 0 };
   if (hasDemos) {
     try {
-      sample = await recordDemonstrations(env, config, budgetMs);
+      sample = await recordDemonstrations(env, config, budgetMs, systemOf);
     } catch (error) {
       return { ...none, checks: [{ name: 'context', ok: false, detail: `recording the demonstrations failed: ${(error as Error).message}` }] };
     }
@@ -125,7 +152,10 @@ export async function contextFit(
   let vocabSize: number | null = null;
   let maxSeqLen: number;
   let which: string;
-  if ('preset' in config.model) {
+  let sp: SpecialIds;
+  if (imported) {
+    ({ tokenizer, sp, maxSeqLen, which } = imported);
+  } else if ('preset' in config.model) {
     const base = preset(config.model.preset);
     const corpus = sample.transcripts.length
       ? demoCorpus(sample.transcripts)
@@ -136,33 +166,21 @@ export async function contextFit(
     vocabSize = tokenizer.vocabSize;
     const on = !hasDemos ? 'the tool schemas and instructions' : sample.transcripts.length < sample.of ? `${sample.transcripts.length} of the ${sample.of} demonstrations` : 'the demonstrations';
     which = `the run's byte-level BPE (${tokenizer.vocabSize} ids) trained on ${on}`;
-  } else {
-    const [{ listModels }, { SPECIAL_TOKENS, loadTokenizer }] = await Promise.all([import('../models/registry'), import('../../../native-models/tokenizer')]);
-    const name = config.model.imported;
-    const entry = modelsDir ? listModels(modelsDir).find((m) => m.name === name) : undefined;
-    if (!entry) return none; // the model check says so
-    try {
-      tokenizer = loadTokenizer(entry.path).withSpecialTokens(SPECIAL_TOKENS, entry.config.vocabSize);
-    } catch {
-      return none; // the tokenizer check says so
-    }
-    maxSeqLen = entry.config.maxSeqLen;
-    which = `${entry.name}'s tokenizer`;
-  }
-  const sp = layout.specialIds(tokenizer);
+    sp = layout.specialIds(tokenizer);
+  } else return none;
   const maxObs = config.rollout.maxObservationTokens;
   const promptTokens = (t: Pick<DemoTranscript, 'system' | 'instruction' | 'initialObservation'>) =>
     layout.promptSegments(tokenizer, sp, { system: t.system, instruction: t.instruction, initialObservation: t.initialObservation }, maxObs).reduce((n, g) => n + g.ids.length, 0);
-  // Without demonstrations, the tasks' own prompts (no initial observation recorded).
-  const systemOf = (task: ReturnType<typeof env.task>) => layout.systemText(layout.taskDescription(env.description, task), env.tools(), config.rollout.toolSchemas);
+  // Without demonstrations, the tasks' own prompts (no initial observation recorded), each with its own tools (bfcl's).
+  const taskSystem = (task: ReturnType<typeof env.task>) => systemOf(layout.taskDescription(env.description, task), task.tools ?? env.tools());
   // A demonstration whose environment failed (its server did not start) shows our error text: it is
   // dropped by SFT, so it is counted here and left out of the fit.
   const good = recorded(sample.transcripts);
   const prompts = good.length
     ? good.map(promptTokens)
-    : env.tasks('train').map((t) => env.task(t.id)).map((task) => promptTokens({ system: systemOf(task), instruction: task.instruction, initialObservation: '' }));
+    : env.tasks('train').map((t) => env.task(t.id)).map((task) => promptTokens({ system: taskSystem(task), instruction: task.instruction, initialObservation: '' }));
   const counted = `counted with ${which}`;
-  const knobs = contextKnobs(config, maxSeqLen);
+  const knobs = contextKnobs(config, maxSeqLen, imported?.modelSeqLen);
   const checks: Check[] = [];
   if (uses.rollouts && prompts.length) {
     const longest = Math.max(...prompts);

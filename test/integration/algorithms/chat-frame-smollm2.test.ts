@@ -3,9 +3,9 @@
 // test/helpers/smollm2-gguf.ts), the prompt our layout builds must be, token for token, what the template
 // renders for the same conversation, with every tool's schema in the system turn.
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeGguf, hfTokenizerFromGguf } from '../../../native-models/io';
-import { SPECIAL_TOKENS, type TextTokenizer, tokenizerFromJson } from '../../../native-models/tokenizer';
+import { SPECIAL_TOKENS, TextTokenizer, tokenizerFromJson } from '../../../native-models/tokenizer';
 import { chatFrame } from '../../../electron/engine/algorithms/chat-frame';
 import { flatten, generatedSegment, givenSegment, promptSegments, specialIds, systemTextFor } from '../../../electron/engine/algorithms/layout';
 import type { ToolSpec } from '../../../electron/engine/envs/types';
@@ -30,7 +30,17 @@ beforeAll(async () => {
   const base = tokenizerFromJson(files.json, files.config);
   // As NativePolicy.fromPretrained does: our markers join as special tokens after the last id.
   tok = base.withSpecialTokens(SPECIAL_TOKENS, base.vocabSize);
+  withTools = new TextTokenizer(base.json, base.config, TOOLS_TEMPLATE).withSpecialTokens(SPECIAL_TOKENS, base.vocabSize);
 }, 120_000);
+
+// SmolLM2's ChatML with a system block that writes the tools it is given after the system text (as
+// Qwen's templates do): the frame must take the tools from the template here, not our Hermes block.
+const TOOLS_TEMPLATE = [
+  "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}",
+  "{% if message['role'] == 'system' and tools %}\n# Tools{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}",
+  "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+].join('');
+let withTools: TextTokenizer;
 
 describe('SmolLM2 episodes in its own chat template', () => {
   it('the prompt is the template render of the same turns, tools (full schemas) in the system turn', (ctx) => {
@@ -79,5 +89,38 @@ describe('SmolLM2 episodes in its own chat template', () => {
     const compact = systemTextFor(sp, 'Retail.', tools, 'compact');
     expect(compact).toContain('<tools>\nget_order_details(order_id)\nlist_items(product_id, limit?)\n</tools>');
     expect(systemTextFor(sp, 'Retail.', tools, 'none')).toBe('Retail.');
+  });
+
+  it('decides once per frame whether the template writes tools: a full-schema prompt costs no template render', (ctx) => {
+    if (!fetched.ok) return ctx.skip(fetched.reason);
+    const renders = vi.spyOn(tok, 'renderChat');
+    try {
+      const sp = specialIds(tok, chatFrame(tok));
+      renders.mockClear();
+      const system = systemTextFor(sp, 'Retail.', tools, 'full');
+      systemTextFor(sp, 'Retail again.', tools, 'full');
+      expect(renders).not.toHaveBeenCalled();
+      expect(system).toContain('<tools>');
+    } finally {
+      renders.mockRestore();
+    }
+  });
+
+  it('a template that writes tools gets them its own way, in one render per prompt', (ctx) => {
+    if (!fetched.ok) return ctx.skip(fetched.reason);
+    const sp = specialIds(withTools, chatFrame(withTools));
+    expect(sp.frame).toBeDefined();
+    const renders = vi.spyOn(withTools, 'renderChat');
+    try {
+      const system = systemTextFor(sp, 'Retail.', tools, 'full');
+      expect(renders).toHaveBeenCalledTimes(1);
+      renders.mockRestore();
+      const asTemplate = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      expect(withTools.renderChat([{ role: 'system', content: 'Retail.' }], { tools: asTemplate })).toBe(`<|im_start|>system\n${system}<|im_end|>\n`);
+      expect(system).toMatch(/^Retail\.\s*# Tools\s*\{"type": ?"function"/);
+      expect(system).not.toContain('<tools>');
+    } finally {
+      renders.mockRestore();
+    }
   });
 });
