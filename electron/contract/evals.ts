@@ -114,7 +114,7 @@ export const ModelEvalResult = z.strictObject({
   model: z.string(),
   /** The recipe whose rollout settings (tool schemas, turns, token limits) the evaluation used. */
   recipe: z.string(),
-  ...EvalResult.pick({ env: true, split: true, tasks: true, success: true, meanScore: true, invalidActionRate: true, envCallsPerTask: true, tokensPerTask: true, wallMs: true }).shape,
+  ...EvalResult.pick({ env: true, split: true, tasks: true, success: true, meanScore: true, invalidActionRate: true, envCallsPerTask: true, tokensPerTask: true, wallMs: true, callErrorRate: true }).shape,
   perTask: z.array(z.strictObject({ taskId: z.string(), success: z.boolean(), score: z.number(), envCalls: z.number().int(), envFailure: z.string().optional() })),
 });
 export type ModelEvalResult = z.infer<typeof ModelEvalResult>;
