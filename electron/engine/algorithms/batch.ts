@@ -27,6 +27,12 @@ export function pgRow(segments: readonly Segment[]): TrainRow {
   };
 }
 
+/**
+ * Rows the model can take: a rollout whose prompt alone did not fit the context ended before its first
+ * act (rollout.ts), so its row is longer than the context and has nothing to train.
+ */
+export const rowsThatFit = (rows: readonly TrainRow[], maxSeqLen: number): TrainRow[] => rows.filter((r) => r.tokens.length <= maxSeqLen);
+
 /** Micro-batches of whole rows, each at most `maxTokens` tokens unless one row alone is longer. */
 export function microBatches(rows: readonly TrainRow[], maxTokens: number): TrainBatch[] {
   const groups: TrainRow[][] = [];

@@ -153,10 +153,10 @@ export async function runRollouts(
         planStep: req.plan?.calls.length ? 0 : -1,
         simulatorRows: [],
       };
-      if (length(live) + 2 > policy.maxSeqLen)
-        throw new AlgorithmError(
-          `task ${req.task.id}: its prompt is ${length(live)} tokens, the model's context is ${policy.maxSeqLen}; use toolSchemas 'none' or a larger preset`,
-        );
+      // A prompt the context cannot hold fails its own episode (ended by the context, reward 0), not
+      // the batch: one long held-out prompt must not take an evaluation's other tasks with it.
+      // Pre-flight counts such prompts and refuses a run where half or more do not fit.
+      if (length(live) + 2 > policy.maxSeqLen) live.end = 'context';
       lives.push(live);
     }
     for (let turn = 0; lives.some((l) => !l.end); turn++) {
@@ -333,6 +333,9 @@ async function simulateTurn(policy: Policy, env: ToolEnv, lives: Live[], s: Roll
   });
 }
 
+/** Ended by the context before its first act: the prompt alone did not fit. */
+const promptTooLong = (l: Live) => l.end === 'context' && l.turns.length === 0 && !l.segments.some((g) => g.logprobs.length);
+
 async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
   const checklist = scoreChecklist(l.req.task.checklist, l.recorder.snapshot(), { callBudget: s.callBudget });
   const envCheck = l.episode ? await l.episode.finalCheck() : null;
@@ -343,10 +346,10 @@ async function finish(l: Live, s: RolloutSettings): Promise<RolloutResult> {
     segments: l.segments,
     turns: l.turns,
     // An episode whose server never started learns nothing from what the transcript claims.
-    reward: l.episode instanceof ServerDownEpisode ? 0 : checklist.score,
+    reward: l.episode instanceof ServerDownEpisode || promptTooLong(l) ? 0 : checklist.score,
     checklist,
     envCheck,
-    success: envCheck && l.episode ? episodeSucceeded(l.episode, envCheck, checklist) : null,
+    success: envCheck && l.episode ? !promptTooLong(l) && episodeSucceeded(l.episode, envCheck, checklist) : null,
     envCalls: cost.envCalls,
     envWallMs: cost.envWallMs,
     tokensGenerated: l.segments.reduce((n, s) => n + s.logprobs.length, 0),

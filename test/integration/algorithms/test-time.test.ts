@@ -133,6 +133,18 @@ describe('private rehearsal', () => {
 });
 
 describe('evaluatePolicy', () => {
+  it('a task whose prompt the context cannot hold fails alone: the other tasks are still evaluated', async () => {
+    const long: Task = { ...tasks[0], instruction: `${tasks[0].instruction} ${'and more '.repeat(3000)}` };
+    const policy = scriptedPolicy({ act: expertLike, obs: () => '' });
+    const ev = await evaluatePolicy(policy, env, [long, tasks[1]], settings, { seed: 0 });
+    expect(ev.tasks).toBe(2);
+    expect(ev.results.map((r) => [r.task.id, r.endReason, r.reward, r.success])).toEqual([
+      [tasks[0].id, 'context', 0, false],
+      [tasks[1].id, 'answer', 1, true],
+    ]);
+    expect(ev.results[0].turns).toEqual([]);
+  });
+
   it('scores the expert-like policy at 100% in the real env, with env calls counted per task', async () => {
     const ev = await evaluatePolicy(scriptedPolicy({ act: expertLike, obs: () => '' }), env, tasks, settings, { seed: 0 });
     expect(ev.tasks).toBe(tasks.length);

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { worldModelWeights, type ObservationSpan } from '../../../../native-models';
 import { advantageOptions, assignGroupAdvantages } from '../advantages';
-import { microBatches, pgRow } from '../batch';
+import { microBatches, pgRow, rowsThatFit } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { selectTopFraction, transitions, worldModelLambda } from '../paw';
 import { redrawMetric, sampleGroupsWithSignal } from './role-grpo';
@@ -47,7 +47,7 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
     );
     rows.forEach((r, i) => (r.wmWeight = wm[i]));
     const stats = await ctx.policy.trainStep(
-      microBatches(await ctx.withReference(rows), c.optim.microBatchTokens),
+      microBatches(await ctx.withReference(rowsThatFit(rows, ctx.policy.maxSeqLen)), c.optim.microBatchTokens),
       ctx.pgObjective({ worldModel: { kind: c.paw.worldLoss } }),
     );
     // 5. log, checkpoint, stop
