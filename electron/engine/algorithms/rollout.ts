@@ -248,8 +248,9 @@ async function actTurn(policy: Policy, lives: Live[], s: RolloutSettings, seed: 
     const action = parseAction(seg.text, l.tools);
     const revised = l.req.revise?.(action, l.turns.flatMap((t) => (t.action.kind === 'calls' ? t.action.calls : [])));
     if (revised && revised !== action) {
-      l.segments.push(givenSegment(policy.tokenizer, sp, 'act', sp.act, formatAction(revised)));
-      l.pending = parseAction(formatAction(revised), l.tools);
+      const text = formatAction(revised);
+      l.segments.push(givenSegment(policy.tokenizer, sp, 'act', sp.act, text));
+      l.pending = parseAction(text, l.tools);
     } else {
       l.segments.push(seg);
       l.pending = action;
