@@ -29,6 +29,3 @@ export function probeCall(action: Action, rng: Rng): Action | null {
   const wrong = value.slice(0, at) + digit + value.slice(at + 1);
   return { kind: 'calls', calls: [{ name: call.name, arguments: { ...call.arguments, [key]: wrong } }] };
 }
-
-/** Whether an observation is the environment refusing a call (the envs' shared "Error: …" wording). */
-export const isErrorObservation = (observation: string): boolean => observation.trimStart().startsWith('Error');

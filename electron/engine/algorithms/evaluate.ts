@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CommitMode } from '../../contract';
 import type { Task, ToolEnv } from '../envs/types';
-import { isErrorObservation } from './error-probes';
+import { isErrorObservation } from '../envs/error-observation';
 import type { Policy } from './policy';
 import { type RolloutResult, type RolloutSettings, runRollouts } from './rollout';
 import type { Memory } from './memory';

@@ -5,6 +5,7 @@
  */
 import { type RehearsalMemory as Memory, RehearsalMemory } from '../../contract';
 import { normaliseText } from '../envs/checklist';
+import { isErrorObservation } from '../envs/error-observation';
 import type { Action, JsonValue, ToolCall } from '../envs/types';
 
 export type { Memory };
@@ -55,7 +56,7 @@ function findProblems(trace: RehearsalTrace): string[] {
           if (v.trim() && !seen.some((s) => s.includes(v.toLowerCase())))
             problems.push(`turn ${i + 1}: ${call.name} uses ${JSON.stringify(v)}, which no earlier observation mentioned`);
     if (turn.observation !== null) {
-      if (/^\s*error\b/i.test(turn.observation)) problems.push(`turn ${i + 1}: predicted an error: ${turn.observation.slice(0, 200)}`);
+      if (isErrorObservation(turn.observation)) problems.push(`turn ${i + 1}: predicted an error: ${turn.observation.slice(0, 200)}`);
       seen.push(turn.observation.toLowerCase());
     }
   });

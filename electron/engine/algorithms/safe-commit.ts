@@ -10,7 +10,7 @@
  * makes, so the memory can only change calls it predicts will fail.
  */
 import type { Action, ToolCall } from '../envs/types';
-import { isErrorObservation } from './error-probes';
+import { isErrorObservation } from '../envs/error-observation';
 import { type Memory, canonical, majority } from './memory';
 
 interface Imagined {

@@ -10,7 +10,7 @@ import { ContractError, type MetricSeries, type Rollout, type RolloutSummary, ty
 import type { Count, CurveData, RunCell, StepTiming } from './cells';
 import type { RunPlan } from './plan';
 import type { Suite } from './suite';
-import { isErrorObservation } from '../algorithms/error-probes';
+import { isErrorObservation } from '../envs/error-observation';
 
 export type TrainingFigures = Omit<RunCell, 'kind' | 'key' | 'env' | 'seed' | 'method' | 'runId' | 'step'>;
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatAction } from '../../../electron/engine/envs/parser';
 import { getEnv } from '../../../electron/engine/envs/registry';
 import type { Task, ToolCall, ToolEnv } from '../../../electron/engine/envs/types';
-import { isErrorObservation } from '../../../electron/engine/algorithms/error-probes';
+import { isErrorObservation } from '../../../electron/engine/envs/error-observation';
 import type { Policy } from '../../../electron/engine/algorithms/policy';
 import { evaluatePolicy } from '../../../electron/engine/algorithms/evaluate';
 import type { RolloutSettings } from '../../../electron/engine/algorithms/rollout';

@@ -8,6 +8,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
+import { isErrorObservation } from '../error-observation';
 import type { JsonValue, ToolSpec } from '../types';
 
 export type McpServerSpec =
@@ -194,7 +195,7 @@ export class McpConnection {
       const text = content.length > 0 ? contentText(content) : JSON.stringify(result.structuredContent ?? result.toolResult ?? '');
       const isError = result.isError === true;
       // The agent must see a rejected call as an error, however the server words it.
-      const shown = isError && !/^\s*error\b/i.test(text) ? `Error: ${text}` : text;
+      const shown = isError && !isErrorObservation(text) ? `Error: ${text}` : text;
       return { text: truncateOutput(shown, limits.maxOutputChars), isError, failure: null };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

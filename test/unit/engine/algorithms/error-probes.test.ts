@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { trainTokenizer } from '../../../../native-models/tokenizer';
 import { demoCorpus, demoSegments, expertTranscripts } from '../../../../electron/engine/algorithms/demos';
-import { isErrorObservation, probeCall } from '../../../../electron/engine/algorithms/error-probes';
+import { probeCall } from '../../../../electron/engine/algorithms/error-probes';
+import { isErrorObservation } from '../../../../electron/engine/envs/error-observation';
 import { givenMask, specialIds } from '../../../../electron/engine/algorithms/layout';
 import { RetailEnv } from '../../../../electron/engine/envs/retail/env';
 import { Rng } from '../../../../electron/engine/random';
