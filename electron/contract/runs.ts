@@ -180,6 +180,15 @@ export const RunConfig = z.strictObject({
       memoryFraction: z.number().min(0).max(1).default(0),
       /** The SFT step from which memory rows appear (the policy should act before it rehearses). */
       memoryFrom: z.number().int().min(1).default(1),
+      /**
+       * Layout curriculum (with `layout: 'varied'`): the first N SFT steps train on the same tasks in
+       * the fixed template. From scratch, two-layer tiny copied nothing on varied text in 500 steps,
+       * while from a fixed-template checkpoint varied text turned its positional copy into a copy by
+       * content (README "Learning to generalise"); this is that curriculum inside one run. 0: off.
+       */
+      fixedLayoutSteps: z.number().int().min(0).default(0),
+      /** After `fixedLayoutSteps`, the steps over which the share of varied rows rises linearly from 0 to 1 (0: all at once). */
+      layoutRampSteps: z.number().int().min(0).default(0),
     })
     .prefault({}),
   /** LoRA: rank 0 trains every weight; rank > 0 freezes a pretrained (imported) model and trains rank-r adapters. */

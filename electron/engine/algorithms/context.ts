@@ -56,6 +56,7 @@ export const REFERENCE_DIR = 'reference';
 
 export class RunContext {
   private demos?: DemoTranscript[];
+  private fixedLayoutDemos?: DemoTranscript[];
   /** Whether SFT has said which demonstrations it dropped (once a run; each SFT stage re-reads the cache). */
   demoDropsLogged = false;
   /** Env calls spent gathering demonstrations, not yet reported (data gathering, apart from training's env_calls). */
@@ -149,6 +150,16 @@ export class RunContext {
 
   set demoCache(transcripts: DemoTranscript[] | undefined) {
     this.demos = transcripts;
+    this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
+  }
+
+  /** The same demonstrations in the fixed template, for the layout curriculum (layout-curriculum.ts); recorded once per process. */
+  get fixedLayoutDemoCache(): DemoTranscript[] | undefined {
+    return this.fixedLayoutDemos;
+  }
+
+  set fixedLayoutDemoCache(transcripts: DemoTranscript[] | undefined) {
+    this.fixedLayoutDemos = transcripts;
     this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
   }
 

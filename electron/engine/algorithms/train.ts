@@ -23,6 +23,7 @@ import { NativePolicy, type PolicyOptions, type PretrainedModel, withContext } f
 import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
 import { rlSamplingProblem } from '../runs/preflight';
+import { fixedLayoutTranscripts, layoutCurriculumProblem, usesLayoutCurriculum } from './layout-curriculum';
 import type { RolloutSettings } from './rollout';
 
 export type { StepResult, TrainingIO } from './context';
@@ -86,6 +87,8 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   // Pre-flight refuses these too; a run started without it (CLI, an older stored config) must not train biased.
   const sampling = rlSamplingProblem(config);
   if (sampling) throw new AlgorithmError(sampling);
+  const curriculum = layoutCurriculumProblem(config);
+  if (curriculum) throw new AlgorithmError(curriculum);
   const stages = planStages(config);
   const total = stages[stages.length - 1].last;
   const env = await getEnv(config.env, envOptions(config));
@@ -109,6 +112,8 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   if (trainsTokenizer && hasDemos) io.onProgress(0, `setup: recording ${config.sft.demonstrations === 'file' ? 'the demonstrations file' : `${trainTasks.length} expert demonstrations`}`);
   const transcripts =
     trainsTokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
+  // The layout curriculum's fixed-template demonstrations: the tokenizer learns from both renderings.
+  const fixedTranscripts = transcripts && usesLayoutCurriculum(config) ? await fixedLayoutTranscripts(config, trainTasks, config.rollout.toolSchemas) : undefined;
   io.onProgress(0, from ? 'setup: loading the checkpoint' : trainsTokenizer ? 'setup: training the tokenizer and building the model' : 'setup: loading the model');
   const options: PolicyOptions = {
     seed: config.seed,
@@ -138,7 +143,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
     io.onLog('info', `initialised from ${init}`);
   } else if (imported) policy = await NativePolicy.fromPretrained(withContext(pretrained(io, imported), config.contextTokens), options, loraOf(config));
   else {
-    const corpus = transcripts ? demoCorpus(transcripts) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
+    const corpus = transcripts ? demoCorpus([...transcripts, ...(fixedTranscripts ?? [])]) : [systemText(env.description, env.tools(), 'full'), ...trainTasks.map((t) => t.instruction)];
     policy = await NativePolicy.create({ ...options, preset: (config.model as { preset: 'nano' | 'tiny' | 'small' }).preset, corpus, tokenizerShape: { wordStarts: config.tokenizerWordStarts, digits: config.tokenizerDigits } });
   }
   const lora = policy.config.lora;
@@ -151,6 +156,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
     }
     const ctx = new RunContext(config, env, trainTasks, heldoutTasks, policy, rolloutSettings(config), io, stages);
     ctx.demoCache = transcripts;
+    ctx.fixedLayoutDemoCache = fixedTranscripts;
     let step = from ? from.step : 0;
     ctx.lastStep = step;
     if (!from) await ctx.evaluateBeforeTraining();

@@ -7,6 +7,7 @@ import { getEnv } from '../envs/registry';
 import { SPLITS } from '../envs/types';
 import { loraOf } from '../algorithms/lora-config';
 import { checkDemonstrationsFile } from '../algorithms/demos';
+import { layoutCurriculumProblem } from '../algorithms/layout-curriculum';
 import { UserPathError } from '../home/user-paths';
 import { type PreflightEstimate, trainingChecks } from './preflight-training';
 
@@ -182,6 +183,8 @@ export async function preflight(config: RunConfig, modelsDir?: string, options: 
   checks.push(await deviceCheck(config.provider, options.providers ?? probeHere));
   const sampling = rlSamplingProblem(config);
   if (sampling) checks.push({ name: 'sampling', ok: false, detail: sampling });
+  const curriculum = layoutCurriculumProblem(config);
+  if (curriculum) checks.push({ name: 'layout curriculum', ok: false, detail: curriculum });
   // RWML's embedding similarity needs a sentence-embedding model, which the engine does not ship.
   if ((config.algo === 'rwml' || config.algo === 'rwml+grpo-real') && config.rwml.similarity === 'embedding')
     checks.push({ name: 'rwml', ok: false, detail: "similarity 'embedding' needs a sentence-embedding model, which is not available; use json-f1, rouge-l or char-ngram-cos" });

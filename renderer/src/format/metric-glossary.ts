@@ -31,6 +31,8 @@ export const metricGlossary: Readonly<Record<string, string>> = {
   env_calls: 'Real environment tool calls this step (the cost rehearsal tries to save).',
   env_failures: 'Rollouts this step whose environment failed, not the policy (its tool server did not start, crashed or hung): each counts as a failure, one whose server never started scores 0, and the run log names the task and what failed.',
   gather_env_calls: 'Environment calls spent gathering demonstrations (counted once, on step 1).',
+  sft_fixed_layout_rows: "SFT with a layout curriculum (sft.fixedLayoutSteps): rows of this step's batch shown in the fixed template rather than their varied layout.",
+  sft_memories: "Memory-aware SFT (sft.memoryFraction): rows of this step's batch laid out behind a rehearsal memory.",
   tokens_generated: 'Tokens the policy generated this step, including discarded redraws.',
   tokens_per_s: 'Generation throughput: tokens generated per second of rollout wall time.',
   train_tokens: 'Tokens in the last training micro-batch.',

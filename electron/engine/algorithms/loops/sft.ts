@@ -7,25 +7,35 @@ import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../../../contract';
 import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
-import { type Demonstration, fitDemonstration, runDemonstrations } from '../demos';
+import { type DemoTranscript, type Demonstration, fitDemonstration, runDemonstrations } from '../demos';
+import { fixedLayoutTranscripts, layoutCurriculumProblem, usesLayoutCurriculum, variedShare, withLayoutCurriculum } from '../layout-curriculum';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask, systemTextFor } from '../layout';
 import type { ToolSpec } from '../../envs/types';
 import { epochSlice } from '../../random';
 import { type SftMemoryInputs, withRehearsalMemories } from '../sft-memory';
 
-export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
-  const c = ctx.config;
-  // The system block as the policy writes it: an imported chat model's tools in its own template's form.
-  const system = (description: string, tools: readonly ToolSpec[]) => systemTextFor(ctx.policy.specials, description, tools, c.rollout.toolSchemas);
-  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, system, c.seed);
+/** The system block as the policy writes it: an imported chat model's tools in its own template's form. */
+function systemOf(ctx: RunContext) {
+  return (description: string, tools: readonly ToolSpec[]) => systemTextFor(ctx.policy.specials, description, tools, ctx.config.rollout.toolSchemas);
+}
+
+/** The transcripts that fit the policy's context, laid out as demonstrations, and why the others did not. */
+function fitting(ctx: RunContext, transcripts: readonly DemoTranscript[]): { demos: Demonstration[]; dropped: string[] } {
   const demos: Demonstration[] = [];
   const dropped: string[] = [];
-  for (const t of ctx.demoCache) {
-    const fit = fitDemonstration(ctx.policy.tokenizer, ctx.policy.specials, t, c.rollout.maxObservationTokens, ctx.policy.maxSeqLen);
+  for (const t of transcripts) {
+    const fit = fitDemonstration(ctx.policy.tokenizer, ctx.policy.specials, t, ctx.config.rollout.maxObservationTokens, ctx.policy.maxSeqLen);
     if ('demo' in fit) demos.push(fit.demo);
     else dropped.push(`${t.taskId}: ${fit.dropped}`);
   }
+  return { demos, dropped };
+}
+
+export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
+  const c = ctx.config;
+  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, systemOf(ctx), c.seed);
+  const { demos, dropped } = fitting(ctx, ctx.demoCache);
   // Said once per run (the cache makes later stages silent): SFT on a few survivors teaches little.
   if (dropped.length && !ctx.demoDropsLogged) {
     ctx.demoDropsLogged = true;
@@ -53,10 +63,13 @@ export async function runSftStage(ctx: RunContext, stage: Stage, startStep: numb
   ctx.io.onLog('info', `sft: ${demos.length} ${c.sft.demonstrations} demonstrations, ${batchSize} per step, loss on ${loss}`);
   const memory = c.sft.memoryFraction > 0 ? memoryInputs(ctx) : null;
   if (memory) ctx.io.onLog('info', `sft: ${Math.round(c.sft.memoryFraction * 100)} % of the rows behind a rehearsal memory from step ${c.sft.memoryFrom}`);
+  const fixedLayout = await fixedLayoutDemonstrations(ctx, startStep);
   for (let step = startStep; step <= stage.last; step++) {
     const t0 = performance.now();
     // The data cursor is a function of the global step, so a resumed run continues the same order.
-    const plain = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const drawn = epochSlice(demos, c.seed, (step - 1) * batchSize, batchSize);
+    const curriculum = fixedLayout ? withLayoutCurriculum(c.sft, c.seed, step, drawn, fixedLayout) : null;
+    const plain = curriculum?.batch ?? drawn;
     const aware = memory ? await withRehearsalMemories(memory, step, plain) : null;
     const batch = aware?.batch ?? plain;
     const roles = sftLossRoles(c.sft, step);
@@ -64,10 +77,27 @@ export async function runSftStage(ctx: RunContext, stage: Stage, startStep: numb
     const stats = await ctx.policy.trainStep(microBatches(rows, c.optim.microBatchTokens), { sft: { aggregation: c.loss.aggregation } });
     const ms = performance.now() - t0;
     const memoryMetrics: Record<string, number> = aware ? { sft_memories: aware.memories, sft_memory_tokens: aware.memories ? aware.memoryTokens / aware.memories : 0 } : {};
-    const metrics = { ...ctx.trainMetrics([stats], ms), ...memoryMetrics, tokens_per_s: (stats.tokens / ms) * 1000, env_calls: 0 };
+    const layoutMetrics: Record<string, number> = curriculum ? { sft_fixed_layout_rows: curriculum.fixedRows } : {};
+    const metrics = { ...ctx.trainMetrics([stats], ms), ...memoryMetrics, ...layoutMetrics, tokens_per_s: (stats.tokens / ms) * 1000, env_calls: 0 };
     if (!(await ctx.finishStep(step, stage, metrics, []))) return false;
   }
   return true;
+}
+
+/**
+ * The layout curriculum's fixed-template demonstrations by task id, or null when the run does not
+ * use it (or is past it: a resumed run records nothing it will not train on).
+ */
+async function fixedLayoutDemonstrations(ctx: RunContext, startStep: number): Promise<Map<string, Demonstration> | null> {
+  const c = ctx.config;
+  if (!usesLayoutCurriculum(c) || variedShare(c.sft, startStep) >= 1) return null;
+  const problem = layoutCurriculumProblem(c);
+  if (problem) throw new AlgorithmError(problem);
+  ctx.fixedLayoutDemoCache ??= await fixedLayoutTranscripts(c, ctx.trainTasks, systemOf(ctx));
+  const { demos, dropped } = fitting(ctx, ctx.fixedLayoutDemoCache);
+  const ramp = c.sft.layoutRampSteps ? `, then varied rows rise to all of them by step ${c.sft.fixedLayoutSteps + c.sft.layoutRampSteps}` : ', varied from the next';
+  ctx.io.onLog('info', `sft: layout curriculum: steps 1–${c.sft.fixedLayoutSteps} in the fixed template (${demos.length} demonstrations${dropped.length ? `, ${dropped.length} too long` : ''})${ramp}`);
+  return new Map(demos.map((d) => [d.taskId, d]));
 }
 
 /** What memory-aware SFT rehearses with: the run's policy, env and rollout settings, and each demonstration's transcript and task. */

@@ -84,6 +84,8 @@ export const knobHelp: Record<string, string> = {
   'sft.errorProbes': 'Share of demonstrations that also show one wrong call (an id off by a digit) and the environment’s error, so the world model learns that calls fail.',
   'sft.memoryFraction': 'Memory-aware SFT: share of each batch laid out behind a rehearsal memory the policy of that step made for the task (no env calls), so a memory at test time is not new to it.',
   'sft.memoryFrom': 'The SFT step from which memory rows appear (the policy should act, and ideally predict observations, before its rehearsals mean much).',
+  'sft.fixedLayoutSteps': 'Layout curriculum (layout varied): the first N SFT steps show the same tasks in the fixed template, so the model first learns where an id goes, then learns to find it in varied text (0 = off).',
+  'sft.layoutRampSteps': 'After the fixed-template steps, the steps over which the share of varied rows rises from 0 to 1 (0 = all at once).',
   'testTime.memoryTokens': 'Context reserved for a rehearsal memory: it gets at least this many tokens, even at the cost of turn room.',
   'testTime.memoryAwareFraction': 'Fraction of RL episodes given a memory block from their own private rehearsals.',
   steps: 'Training steps for the whole run.',
