@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { isErrorObservation } from '../error-observation';
 import type { JsonValue, ToolSpec } from '../types';
+import { killProcessTree } from './kill-tree';
 
 export type McpServerSpec =
   | { transport: 'stdio'; command: string; args?: string[]; cwd?: string; env?: Record<string, string> }
@@ -75,6 +76,12 @@ function describeSpec(spec: McpServerSpec): string {
 export class McpConnection {
   private closedReason: string | null = null;
   private stderrTail = '';
+  /**
+   * The stdio server's pid from its spawn until its process has closed. The transport forgets its
+   * pid as soon as the SDK starts closing it, which Client.connect does at once when initialize
+   * times out: kill() must still find the process (and its children) then.
+   */
+  private serverPid: number | null = null;
 
   private constructor(
     readonly spec: McpServerSpec,
@@ -100,6 +107,15 @@ export class McpConnection {
       transport.stderr?.on('data', (chunk: Buffer) => {
         conn.stderrTail = (conn.stderrTail + chunk.toString()).slice(-2000);
       });
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        conn.serverPid = transport.pid;
+      };
+      // Set before connect, which chains its own handler after this one; fired when the process has closed.
+      transport.onclose = () => {
+        conn.serverPid = null;
+      };
     }
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
@@ -221,17 +237,14 @@ export class McpConnection {
     await this.client.close().catch(() => undefined);
   }
 
-  /** Stop a server that may be hung (even SIGSTOPped): SIGKILL first, then close the client side. */
+  /**
+   * Stop a server that may be hung (even SIGSTOPped): SIGKILL it and every process it started (a
+   * server launched through `npx`, `uvx` or `sh -c` is a wrapper's child), then close the client side.
+   */
   async kill(reason: string): Promise<void> {
     this.closedReason ??= reason;
-    const pid = this.pid;
-    if (pid !== null && pid !== undefined) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    const pid = this.serverPid;
+    if (pid !== null) await killProcessTree(pid).catch(() => undefined);
     await this.client.close().catch(() => undefined);
   }
 }
