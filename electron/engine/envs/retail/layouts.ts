@@ -76,6 +76,12 @@ const CLOSINGS = [
   'Please answer as briefly as you can.',
   'Have a nice day.',
   'It is for my records, nothing urgent.',
+  'My sister asked me the same thing yesterday and I did not know what to tell her, so I thought I would ask you directly.',
+  'I tried to find this on the website myself but the page kept loading forever and then showed me an empty list.',
+  'If you need anything else from me, like my email address or the card I paid with, just say so and I will look it up.',
+  'The weather here has been terrible all week, so I have been doing all my shopping online.',
+  'I will wait here for your answer, take your time.',
+  'Also, your new app looks much nicer than the old one.',
 ];
 
 const SYSTEM_NOTES = [
@@ -92,11 +98,16 @@ function some(xs: readonly string[], min: number, max: number, rng: Rng): string
   return shuffle(xs, rng).slice(0, min + Math.floor(rng() * (max - min + 1)));
 }
 
-/** The task's instruction under a varied layout: a drawn phrasing with a drawn preamble and closing. */
+/**
+ * The task's instruction under a varied layout: a drawn phrasing with a drawn preamble and closing.
+ * Closings run from none to four sentences (0 to ~90 tokens after the question): with at most two
+ * short ones, a model trained here kept its success under 16 inserted tokens after the instruction
+ * but lost 10–32 points under 64 (README "Learning to generalise").
+ */
 export function variedInstruction(familyId: string, base: string, p: Params, rng: Rng): string {
   const templates = TEMPLATES[familyId];
   const question = templates ? pick(templates, rng)(p) : base;
-  return [...some(PREAMBLES, 0, 2, rng), question, ...some(CLOSINGS, 0, 2, rng)].join(' ');
+  return [...some(PREAMBLES, 0, 2, rng), question, ...some(CLOSINGS, 0, 4, rng)].join(' ');
 }
 
 /** A note for the task's system block: 0–2 drawn sentences (empty: the description alone). */

@@ -57,6 +57,11 @@ describe("retail layout: 'varied'", () => {
     }
     const lengths = train.map((t) => t.instruction.length);
     expect(Math.max(...lengths) - Math.min(...lengths)).toBeGreaterThan(100);
+    // Text after the question runs from nothing to a long paragraph, so the act's distance to the id varies by tens of tokens.
+    const idOf = (t: Task) => Object.entries((t.meta?.params ?? {}) as Record<string, unknown>).find(([k]) => /_id$/.test(k))?.[1] as string;
+    const tails = train.map((t) => t.instruction.length - (t.instruction.indexOf(idOf(t)) + idOf(t).length));
+    expect(Math.min(...tails)).toBeLessThan(3);
+    expect(Math.max(...tails)).toBeGreaterThan(250);
     const noted = train.filter((t) => t.systemNote);
     expect(noted.length / train.length).toBeGreaterThan(0.4);
     expect(noted.length / train.length).toBeLessThan(0.95);
