@@ -16,7 +16,7 @@ const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'];
  * "--home" (a server command that is itself `envace … --home DIR`). test/unit/cli/tsx-cache.test.ts
  * holds this list to the program's own.
  */
-export const FLAGS_WITHOUT_VALUE = new Set(['-h', '--help', '--json', '--force', '--base', '--no-base', '--no-torch', '--no-llama', '--shared-state', '--all', '--dry-run', '--stdio', '--offline']);
+export const FLAGS_WITHOUT_VALUE = new Set(['-h', '--help', '--json', '--force', '--base', '--no-base', '--no-torch', '--no-llama', '--shared-state', '--all', '--dry-run', '--stdio', '--offline', '--quick']);
 
 /**
  * The data home a command line names, by the CLI's own rule (electron/engine/home/index.ts resolveHome):

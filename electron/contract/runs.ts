@@ -331,7 +331,13 @@ export const PreflightEstimate = z.strictObject({
  * With `algo`: that method's recipe — sft the recipe's SFT stage alone, an RL method the RL recipe it
  * trains from a checkpoint with (engine/runs/rl-recipes.ts); sft+envace, like none, the whole recipe.
  */
-export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional(), algo: Algo.optional() });
+/**
+ * recommended: the knobs known to train best for the env × model; quick: where an env × model has one,
+ * a shorter recipe that shows learning in a few minutes (the Quickstart's), else the recommended one.
+ */
+export const RecipeVariant = z.enum(['recommended', 'quick']);
+export type RecipeVariant = z.infer<typeof RecipeVariant>;
+export const RunsRecipeInput = z.strictObject({ env: Id, model: ModelRef.optional(), algo: Algo.optional(), variant: RecipeVariant.optional() });
 export const RunsRecipeOutput = z.strictObject({
   id: z.string(),
   config: RunConfig,

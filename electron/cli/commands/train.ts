@@ -19,6 +19,8 @@ interface TrainOptions extends CommonOptions {
   seed?: string;
   set?: string[];
   initFrom?: string;
+  /** The env × model's quick recipe (the Quickstart's) instead of the recommended one. */
+  quick?: boolean;
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -97,11 +99,12 @@ const flagsAlone = (opts: TrainOptions): TrainOptions => (opts.config === undefi
  */
 export async function resolveTrainConfig(api: WorkbenchApi, opts: TrainOptions, say: (line: string) => void): Promise<RunConfigInput> {
   const useRecipe = opts.config === undefined;
+  if (opts.quick && !useRecipe) throw new CliError('--quick picks the quick recipe; with --config the run starts from that file instead: give one of them', EXIT.usage);
   let config = configFromFlags(flagsAlone(opts));
   const initModel = config.initFrom && !opts.preset && !opts.model ? (await api.call('runs.get', { id: config.initFrom.runId })).config.model : undefined;
   if (useRecipe) {
     const model = initModel ?? (opts.preset ? { preset: opts.preset as 'nano' } : opts.model ? { imported: opts.model } : undefined);
-    const recipe = await api.call('runs.recipe', { env: config.env, ...(model ? { model } : {}), ...(opts.algo !== undefined ? { algo: config.algo } : {}) });
+    const recipe = await api.call('runs.recipe', { env: config.env, ...(model ? { model } : {}), ...(opts.algo !== undefined ? { algo: config.algo } : {}), ...(opts.quick ? { variant: 'quick' as const } : {}) });
     say(`recipe ${recipe.id}: ${recipe.notes}`);
     const { minutes, heldoutSuccess, measured } = recipe.expected;
     if (minutes !== null && heldoutSuccess !== null) say(`expected: about ${minutes} min, held-out success ${Math.round(heldoutSuccess * 100)} % (measured ${measured})`);
@@ -157,6 +160,7 @@ export function registerTrain(program: Command): void {
     .option('--seed <s>', 'seed')
     .option('--set <key=value...>', 'override any knob, e.g. --set rollout.k=8 loss.stdNormalize=true')
     .option('--init-from <run[@step]>', "start from another run's checkpoint (its latest without @step) with this run's own config")
+    .option('--quick', "the env × model's quick recipe where it has one (the Quickstart's: learning shown in minutes), else the recommended one")
     .action(
       act<TrainOptions>(async (_args, opts, out) => {
         // Flags are checked before the engine opens the home; the recipe comes from it.

@@ -98,7 +98,8 @@ export class SuiteError extends Error {
  * definition, so a finding about what trains reaches the recipes and the experiment at once.
  */
 function recipePlan(env: string, preset: EnvPlan['preset']): EnvPlan {
-  const c = recommendedRecipe(env, { preset }).config;
+  // The quick variant: the experiment's figures (docs/experiment) were taken on the one-template recipe.
+  const c = recommendedRecipe(env, { preset }, 'quick').config;
   const { rollout, optim, sft, worldSize } = c;
   if (!rollout || !optim || !sft || worldSize === undefined)
     throw new SuiteError(`recipe ${env}/${preset} leaves its world size, rollout, optimiser or SFT stage to the defaults`);

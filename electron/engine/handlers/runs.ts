@@ -43,9 +43,9 @@ export const runsHandlers: HandlerGroup<'runs.list' | 'runs.get' | 'runs.create'
     if (start) startTraining(s, run.id);
     return requireRun(s, run.id);
   },
-  'runs.recipe': ({ env, model, algo }) => {
+  'runs.recipe': ({ env, model, algo, variant }) => {
     if (!s.envs.ids().includes(env)) throw new ContractError('not_found', `no environment "${env}"`);
-    const recipe = stageRecipe(env, model, algo);
+    const recipe = stageRecipe(env, model, algo, variant);
     return { ...recipe, config: RunConfig.parse(recipe.config) };
   },
   // Providers are probed where ORT runs, in the compute worker: the engine's main thread never loads it.

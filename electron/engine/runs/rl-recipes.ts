@@ -9,7 +9,7 @@
  * Kept apart from recipes.ts: these are about RL from a checkpoint, that file about what trains from
  * scratch; one resolver (`stageRecipe`) serves the CLI, the engine's `runs.recipe` and New run.
  */
-import type { Algo, ModelRef, RunConfigInput } from '../../contract';
+import type { Algo, ModelRef, RecipeVariant, RunConfigInput } from '../../contract';
 import { recommendedRecipe, type Recipe } from './recipes';
 
 /** The knobs an RL recipe sets; everything else comes from the recipe its checkpoint was trained with. */
@@ -107,8 +107,8 @@ function rlStage(recipe: Recipe, algo: Algo): Recipe {
  * The recipe for `env` × `model` when the method is chosen: none or sft+envace is the recommended
  * recipe itself, sft its SFT stage, an RL method or chain from a checkpoint the RL recipe.
  */
-export function stageRecipe(env: string, model: ModelRef | undefined, algo: Algo | undefined): Recipe {
-  const recipe = recommendedRecipe(env, model);
+export function stageRecipe(env: string, model: ModelRef | undefined, algo: Algo | undefined, variant: RecipeVariant = 'recommended'): Recipe {
+  const recipe = recommendedRecipe(env, model, variant);
   if (algo === undefined || algo === 'sft+envace') return recipe;
   if (algo === 'sft') return sftStage(recipe);
   // Every other method trains RL (or RWML's world model, then RL) from a checkpoint.

@@ -44,15 +44,29 @@ describe('recommended recipes', () => {
       expect(config.sft.steps).toBeGreaterThan(0);
     }
     expect(RunConfig.parse(recommendedRecipe('household').config)).toMatchObject({ model: { preset: 'tiny' }, worldSize: 3, rollout: { maxObservationTokens: 384, toolSchemas: 'none' } });
-    // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens first: what made tiny copy ids.
+    // retail on tiny (the default preset) trains procedural look-ups on many worlds, act tokens first: what made tiny copy ids;
+    // the recommended recipe in varied layouts (one template first, then the ramp) with memory-aware SFT, so it copies by content.
     expect(RunConfig.parse(recommendedRecipe('retail').config)).toMatchObject({
       model: { preset: 'tiny' },
       worldMode: 'procedural',
       taskMix: 'lookups',
       trainTasks: 8000,
-      sft: { worldModelLoss: true, worldModelLossFrom: 401 },
+      layout: 'varied',
+      sft: { worldModelLoss: true, fixedLayoutSteps: 400, memoryFraction: 0.25 },
       optim: { schedule: 'constant' },
     });
+    const recommended = RunConfig.parse(recommendedRecipe('retail').config);
+    // The observation loss and the memory rows come after the curriculum has moved to varied text.
+    expect(recommended.sft.worldModelLossFrom).toBeGreaterThan(recommended.sft.fixedLayoutSteps + recommended.sft.layoutRampSteps);
+    expect(recommended.sft.memoryFrom).toBeGreaterThan(recommended.sft.fixedLayoutSteps + recommended.sft.layoutRampSteps);
+    // The quick one (the Quickstart's): one template, 600 SFT steps, observations from 401.
+    const quick = recommendedRecipe('retail', undefined, 'quick');
+    expect(quick.id).toBe('retail/tiny/quick');
+    expect(RunConfig.parse(quick.config)).toMatchObject({ layout: 'fixed', trainTasks: 8000, sft: { steps: 600, worldModelLossFrom: 401, fixedLayoutSteps: 0, memoryFraction: 0 } });
+    expect(quick.expected.heldoutSuccess).toBeGreaterThan(0);
+    // An env × model without a quick recipe gets the recommended one.
+    expect(recommendedRecipe('household', undefined, 'quick')).toEqual(recommendedRecipe('household'));
+    expect(recommendedRecipe('retail', { preset: 'nano' }, 'quick')).toEqual(recommendedRecipe('retail', { preset: 'nano' }));
     // nano on retail trains procedural look-ups (on the fixed world it solves no held-out task), with its measured figures.
     const retailNano = recommendedRecipe('retail', { preset: 'nano' });
     expect(RunConfig.parse(retailNano.config)).toMatchObject({ worldMode: 'procedural', taskMix: 'lookups', rollout: { maxTurns: 3 } });

@@ -100,6 +100,12 @@ describe('envace train --algo takes the stage recipe through the engine', () => 
       expect(stageLearningRate(tuned, planStages(tuned)[0], 7)).toBeCloseTo(3e-4, 12);
       // Without --algo nothing changes: the whole recommended recipe.
       expect(RunConfig.parse(await resolveTrainConfig(api, { env: 'retail' }, say))).toEqual(RunConfig.parse(recommendedRecipe('retail').config));
+      // --quick: the Quickstart's recipe where the env × model has one, the recommended one elsewhere; never with --config.
+      said.length = 0;
+      expect(RunConfig.parse(await resolveTrainConfig(api, { env: 'retail', quick: true }, say))).toEqual(RunConfig.parse(recommendedRecipe('retail', undefined, 'quick').config));
+      expect(said[0]).toMatch(/^recipe retail\/tiny\/quick: /);
+      expect(RunConfig.parse(await resolveTrainConfig(api, { env: 'household', quick: true }, say))).toEqual(RunConfig.parse(recommendedRecipe('household').config));
+      await expect(resolveTrainConfig(api, { env: 'retail', quick: true, config: '/nonexistent.json' }, say)).rejects.toThrow(/--quick picks the quick recipe/);
       // RL from random weights is allowed, and said.
       said.length = 0;
       await resolveTrainConfig(api, { env: 'retail', algo: 'grpo-real' }, say);

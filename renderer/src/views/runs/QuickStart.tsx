@@ -20,7 +20,7 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   const noEnvs = envs.data !== undefined && envIds.length === 0;
   const env = quickstartEnv(envIds);
   // The recommended recipe (engine/runs/recipes.ts): knobs known to train, not the contract's bare defaults.
-  const recipe = useCall('runs.recipe', envs.data && !noEnvs ? { env, model: QUICKSTART_MODEL } : null);
+  const recipe = useCall('runs.recipe', envs.data && !noEnvs ? { env, model: QUICKSTART_MODEL, variant: 'quick' } : null);
 
   const create = async () => {
     setBusy(true);
@@ -40,8 +40,9 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
   return (
     <EmptyState title="No runs yet" testId="runs-empty">
       <p>
-        A run trains a small agent on an environment&apos;s tools. The quickstart trains the recommended recipe for the{' '}
-        <code>{'preset' in QUICKSTART_MODEL ? QUICKSTART_MODEL.preset : QUICKSTART_MODEL.imported}</code> model preset: a supervised warm start
+        A run trains a small agent on an environment&apos;s tools. The quickstart trains the quick recipe for the{' '}
+        <code>{'preset' in QUICKSTART_MODEL ? QUICKSTART_MODEL.preset : QUICKSTART_MODEL.imported}</code> model preset, which shows learning in a few
+        minutes (<strong>Configure a run…</strong> starts from the recommended one, which takes longer and keeps working when the prompt changes): a supervised warm start
         on expert demonstrations (<code>sft</code>), then world rehearsal (<code>envace</code>). It is evaluated on held-out tasks before the
         first step and as it trains, and ends on a result card: held-out success before → after, and the checkpoint to keep.
       </p>
@@ -74,7 +75,7 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
       </div>
       <p className="muted">
         The run starts at once, here, and its Dashboard opens with live progress; it is stored with its resolved config, so you can stop,
-        resume or duplicate it from this table. <strong>Configure a run…</strong> starts from the same recipe with every knob to change.
+        resume or duplicate it from this table. <strong>Configure a run…</strong> starts from the recommended recipe with every knob to change.
       </p>
       <p className="muted">Or from a terminal:</p>
       <pre className="cli" aria-label="Equivalent command line">

@@ -57,9 +57,9 @@ describe('New run starts from the recommended recipe', () => {
     fireEvent.change(field('env')!, { target: { value: 'retail' } });
     const banner = await screen.findByTestId('recipe-banner');
     expect(banner.textContent).toContain('Recipe retail/tiny');
-    expect(banner.textContent).toMatch(/about 3 min here · held-out success about 58 %/);
-    // Knobs from the recipe, not the schema's defaults (sft.steps 600 vs 0 steps of SFT by default, 8,000 worlds).
-    await waitFor(() => expect(field('sft.steps')!.value).toBe('600'));
+    expect(banner.textContent).toMatch(/about 28 min here · held-out success about 44 %/);
+    // Knobs from the recipe, not the schema's defaults (sft.steps 1,600 vs 0 steps of SFT by default, 8,000 worlds).
+    await waitFor(() => expect(field('sft.steps')!.value).toBe('1600'));
     expect(screen.getByTestId('recipe-modified').textContent).toBe('unmodified');
     fireEvent.change(field('steps')!, { target: { value: '40' } });
     expect(screen.getByTestId('recipe-modified').textContent).toBe('1 knob modified');
@@ -81,7 +81,7 @@ describe('New run starts from the recommended recipe', () => {
     await screen.findByTestId('recipe-pick-env');
     await waitFor(() => expect(field('env')!.querySelectorAll('option').length).toBeGreaterThan(1));
     fireEvent.change(field('env')!, { target: { value: 'retail' } });
-    await waitFor(() => expect(field('sft.steps')!.value).toBe('600'));
+    await waitFor(() => expect(field('sft.steps')!.value).toBe('1600'));
     fireEvent.change(field('algo')!, { target: { value: 'grpo-real' } });
     await waitFor(() => expect(screen.getByTestId('recipe-banner').textContent).toContain('Recipe retail/tiny/grpo-real'));
     const rl = rlKnobs(recommendedRecipe('retail'));
@@ -91,7 +91,7 @@ describe('New run starts from the recommended recipe', () => {
     expect(fake.calls.filter((c) => c.method === 'runs.recipe').at(-1)?.input).toEqual({ env: 'retail', model: { preset: 'tiny' }, algo: 'grpo-real' });
     fireEvent.change(field('algo')!, { target: { value: 'sft' } });
     await waitFor(() => expect(screen.getByTestId('recipe-banner').textContent).toContain('Recipe retail/tiny/sft'));
-    await waitFor(() => expect(field('steps')!.value).toBe('600'));
+    await waitFor(() => expect(field('steps')!.value).toBe('1600'));
     expect(screen.getByTestId('recipe-modified').textContent).toBe('unmodified');
   });
 

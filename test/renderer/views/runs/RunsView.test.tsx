@@ -28,7 +28,7 @@ describe('RunsView', () => {
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset tiny');
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset tiny --quick');
   });
 
   it('starts the quickstart run on the first environment (retail absent), refreshes the list and opens its Dashboard', async () => {
@@ -55,7 +55,7 @@ describe('RunsView', () => {
     expect(screen.getByTestId('quickstart-recipe').textContent).toContain('400 SFT steps, then 8 rehearsal steps');
     fireEvent.click(button);
     await screen.findByTestId('runs-table');
-    expect(fake.calls.find((c) => c.method === 'runs.recipe')?.input).toEqual({ env: 'files', model: { preset: 'tiny' } });
+    expect(fake.calls.find((c) => c.method === 'runs.recipe')?.input).toEqual({ env: 'files', model: { preset: 'tiny' }, variant: 'quick' });
     const input = fake.calls.find((c) => c.method === 'runs.create')?.input as { config: RunConfig; start: boolean };
     expect(input.config).toMatchObject({ env: 'files', algo: 'sft+envace', model: { preset: 'nano' }, sft: { steps: 400 }, steps: 8 });
     // Started at once, and its Dashboard opened (setup progress, curves and the result card live there).
