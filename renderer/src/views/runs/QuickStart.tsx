@@ -79,7 +79,7 @@ export function QuickStart({ onCreated }: { onCreated: () => void }) {
       </p>
       <p className="muted">Or from a terminal:</p>
       <pre className="cli" aria-label="Equivalent command line">
-        <code>{quickstartCommand(env)}</code>
+        <code>{quickstartCommand(env, QUICKSTART_MODEL, recipe.data?.id.endsWith('/quick') ?? false)}</code>
       </pre>
       {envs.error ? <ErrorNotice error={envs.error} onRetry={envs.reload} /> : null}
       {recipe.error ? <ErrorNotice error={recipe.error} onRetry={recipe.reload} /> : null}

@@ -16,8 +16,9 @@ export function quickstartEnv(envIds: string[]): string {
 
 /**
  * The same run from a terminal in the checkout: `envace train` without --algo trains the recommended
- * recipe. `npx`, as in the README: `npm ci` puts no `envace` on the PATH.
+ * recipe, `--quick` its quick variant (where the env × model has one: `quick`, read from the recipe the
+ * engine returned). `npx`, as in the README: `npm ci` puts no `envace` on the PATH.
  */
-export function quickstartCommand(env: string, model: ModelRef = QUICKSTART_MODEL): string {
-  return ['npx envace train', `--env ${env}`, 'preset' in model ? `--preset ${model.preset}` : `--model ${model.imported}`, '--quick'].join(' ');
+export function quickstartCommand(env: string, model: ModelRef = QUICKSTART_MODEL, quick = false): string {
+  return ['npx envace train', `--env ${env}`, 'preset' in model ? `--preset ${model.preset}` : `--model ${model.imported}`, ...(quick ? ['--quick'] : [])].join(' ');
 }

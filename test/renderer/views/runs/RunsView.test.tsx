@@ -28,7 +28,7 @@ describe('RunsView', () => {
     renderWith(fake);
     await screen.findByTestId('quickstart-no-envs');
     expect((screen.getByTestId('quickstart') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset tiny --quick');
+    expect(screen.getByLabelText('Equivalent command line').textContent).toBe('npx envace train --env retail --preset tiny');
   });
 
   it('starts the quickstart run on the first environment (retail absent), refreshes the list and opens its Dashboard', async () => {

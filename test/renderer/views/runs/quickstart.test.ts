@@ -8,7 +8,8 @@ describe('quickstart', () => {
     expect(quickstartEnv([])).toBe('retail');
   });
   it('prints the equivalent envace train line: without --algo it trains the recommended recipe', () => {
-    expect(quickstartCommand('household')).toBe('npx envace train --env household --preset tiny --quick');
-    expect(quickstartCommand('retail', { imported: 'qwen' })).toBe('npx envace train --env retail --model qwen --quick');
+    expect(quickstartCommand('household')).toBe('npx envace train --env household --preset tiny');
+    expect(quickstartCommand('retail', undefined, true)).toBe('npx envace train --env retail --preset tiny --quick');
+    expect(quickstartCommand('retail', { imported: 'qwen' })).toBe('npx envace train --env retail --model qwen');
   });
 });
