@@ -57,7 +57,7 @@ describe('New run starts from the recommended recipe', () => {
     fireEvent.change(field('env')!, { target: { value: 'retail' } });
     const banner = await screen.findByTestId('recipe-banner');
     expect(banner.textContent).toContain('Recipe retail/tiny');
-    expect(banner.textContent).toMatch(/about 28 min here · held-out success about 44 %/);
+    expect(banner.textContent).toMatch(/about 17 min here · held-out success about 50 %/);
     // Knobs from the recipe, not the schema's defaults (sft.steps 1,600 vs 0 steps of SFT by default, 8,000 worlds).
     await waitFor(() => expect(field('sft.steps')!.value).toBe('1600'));
     expect(screen.getByTestId('recipe-modified').textContent).toBe('unmodified');
