@@ -150,7 +150,7 @@ export class RunContext {
 
   set demoCache(transcripts: DemoTranscript[] | undefined) {
     this.demos = transcripts;
-    this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
+    this.countGathered(transcripts);
   }
 
   /** The same demonstrations in the fixed template, for the layout curriculum (layout-curriculum.ts); recorded once per process. */
@@ -160,6 +160,11 @@ export class RunContext {
 
   set fixedLayoutDemoCache(transcripts: DemoTranscript[] | undefined) {
     this.fixedLayoutDemos = transcripts;
+    this.countGathered(transcripts);
+  }
+
+  /** Env calls spent recording `transcripts`, reported as gather_env_calls at the next step. */
+  private countGathered(transcripts: readonly DemoTranscript[] | undefined): void {
     this.gatherEnvCalls += (transcripts ?? []).reduce((n, t) => n + t.envCalls, 0);
   }
 

@@ -109,7 +109,8 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
   const init = from ? undefined : io.initFromDir;
   const trainsTokenizer = !from && !imported && !init;
   const hasDemos = config.sft.demonstrations === 'file' || env.expert !== undefined;
-  if (trainsTokenizer && hasDemos) io.onProgress(0, `setup: recording ${config.sft.demonstrations === 'file' ? 'the demonstrations file' : `${trainTasks.length} expert demonstrations`}`);
+  const twice = usesLayoutCurriculum(config) ? ', in the varied and the fixed layout' : '';
+  if (trainsTokenizer && hasDemos) io.onProgress(0, `setup: recording ${config.sft.demonstrations === 'file' ? 'the demonstrations file' : `${trainTasks.length} expert demonstrations${twice}`}`);
   const transcripts =
     trainsTokenizer && hasDemos ? await runDemonstrations(env, trainTasks, config.sft, config.rollout.toolSchemas, config.seed) : undefined;
   // The layout curriculum's fixed-template demonstrations: the tokenizer learns from both renderings.

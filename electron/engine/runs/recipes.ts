@@ -202,7 +202,7 @@ interface RetailRecipe {
   expected: Recipe['expected'];
   notes: string;
   /** A shorter recipe that shows learning in a few minutes (the Quickstart's), where it differs. */
-  quick?: { knobs: Knobs; expected: Recipe['expected']; notes: string };
+  quick?: Omit<RetailRecipe, 'quick'>;
 }
 const RETAIL_LOOKUPS: Partial<Record<keyof typeof SHAPES, RetailRecipe>> = {
   nano: {
@@ -244,9 +244,8 @@ export function recommendedRecipe(env: string, model?: ModelRef, variant: Recipe
   const preset = model && 'preset' in model ? model.preset : DEFAULT_PRESET;
   const found = env === 'retail' ? RETAIL_LOOKUPS[preset] : undefined;
   if (found) {
-    const quick = variant === 'quick' && found.quick;
-    const retail = quick ? found.quick! : found;
-    return { id: `retail/${preset}${quick ? '/quick' : ''}`, config: { ...retail.knobs, env, model: { preset } }, expected: retail.expected, notes: retail.notes };
+    const retail = (variant === 'quick' && found.quick) || found;
+    return { id: `retail/${preset}${retail === found ? '' : '/quick'}`, config: { ...retail.knobs, env, model: { preset } }, expected: retail.expected, notes: retail.notes };
   }
   const shape = SHAPES[preset];
   const worldSize = WORLD[env];

@@ -8,7 +8,7 @@ import type { RunConfig } from '../../../contract';
 import { microBatches } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { type DemoTranscript, type Demonstration, fitDemonstration, runDemonstrations } from '../demos';
-import { fixedLayoutTranscripts, layoutCurriculumProblem, usesLayoutCurriculum, variedShare, withLayoutCurriculum } from '../layout-curriculum';
+import { fixedLayoutTranscripts, usesLayoutCurriculum, variedShare, withLayoutCurriculum } from '../layout-curriculum';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask, systemTextFor } from '../layout';
 import type { ToolSpec } from '../../envs/types';
@@ -90,9 +90,8 @@ export async function runSftStage(ctx: RunContext, stage: Stage, startStep: numb
  */
 async function fixedLayoutDemonstrations(ctx: RunContext, startStep: number): Promise<Map<string, Demonstration> | null> {
   const c = ctx.config;
+  // runTraining has refused a config the curriculum cannot apply to (layoutCurriculumProblem).
   if (!usesLayoutCurriculum(c) || variedShare(c.sft, startStep) >= 1) return null;
-  const problem = layoutCurriculumProblem(c);
-  if (problem) throw new AlgorithmError(problem);
   ctx.fixedLayoutDemoCache ??= await fixedLayoutTranscripts(c, ctx.trainTasks, systemOf(ctx));
   const { demos, dropped } = fitting(ctx, ctx.fixedLayoutDemoCache);
   const ramp = c.sft.layoutRampSteps ? `, then varied rows rise to all of them by step ${c.sft.fixedLayoutSteps + c.sft.layoutRampSteps}` : ', varied from the next';
