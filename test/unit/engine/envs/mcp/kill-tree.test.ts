@@ -3,7 +3,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { descendantPids, killProcessTree } from '../../../../../electron/engine/envs/mcp/kill-tree';
+import { descendantPids, groupMembers, killProcessTree } from '../../../../../electron/engine/envs/mcp/kill-tree';
 import { patience } from '../../../../helpers/patience';
 import { processGone } from '../../../../helpers/process-gone';
 
@@ -82,6 +82,26 @@ describe('killProcessTree', () => {
     await killProcessTree(child.pid!);
     expect(await exited).toBe('SIGKILL');
     for (const pid of pids) await expect.poll(() => processGone(pid), { timeout: patience(5_000), interval: 20 }).toBe(true);
+  });
+
+  it("kills a group's members whose leader has exited, and what they started outside the group", async () => {
+    // The leader leaves two members behind and exits: their parent is then pid 1 (or a subreaper),
+    // out of reach of a walk down from the leader. One member starts a sleep in a session of its own.
+    const escape = `require('node:child_process').spawn('sleep', ['60'], { detached: true, stdio: 'ignore' }); setInterval(() => {}, 60_000)`;
+    const leader = spawn('sh', ['-c', `sleep 60 & "${process.execPath}" -e "${escape}" & exit 0`], { stdio: 'ignore', detached: true });
+    started.push(leader);
+    const group = leader.pid!;
+    await new Promise((resolve) => leader.on('exit', resolve));
+    let members: number[] = [];
+    await expect.poll(async () => commandNames((members = await groupMembers(group))).sort(), { timeout: patience(5_000), interval: 20 }).toEqual(['node', 'sleep']);
+    const node = members[commandNames(members).indexOf('node')]!;
+    const escaped = await treeOf(node, ['sleep']);
+    found.push(...members);
+    expect(await groupMembers(group)).not.toContain(escaped[0]);
+
+    await killProcessTree(null, group);
+    for (const pid of [...members, ...escaped]) await expect.poll(() => processGone(pid), { timeout: patience(5_000), interval: 20 }).toBe(true);
+    expect(await groupMembers(group)).toEqual([]);
   });
 
   it('does not throw for a process that is already gone', async () => {
