@@ -4,13 +4,13 @@
  * and reported as an outcome, never thrown at the caller.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { isErrorObservation } from '../error-observation';
 import type { JsonValue, ToolSpec } from '../types';
-import { killProcessTree } from './kill-tree';
+import { serverProcessTransport, type ServerProcessTransport } from './server-process';
 
 export type McpServerSpec =
   | { transport: 'stdio'; command: string; args?: string[]; cwd?: string; env?: Record<string, string> }
@@ -73,50 +73,32 @@ function describeSpec(spec: McpServerSpec): string {
   return spec.transport === 'stdio' ? [spec.command, ...(spec.args ?? [])].join(' ') : spec.url;
 }
 
+/** The transport to `spec`, and the local process behind it when there is one. */
+function transportFor(spec: McpServerSpec): { transport: Transport; server: ServerProcessTransport | null } {
+  if (spec.transport === 'http') return { transport: new StreamableHTTPClientTransport(new URL(spec.url)), server: null };
+  const server = serverProcessTransport({ command: spec.command, args: spec.args ?? [], cwd: spec.cwd, env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) } });
+  return { transport: server, server };
+}
+
 export class McpConnection {
   private closedReason: string | null = null;
   private stderrTail = '';
-  /**
-   * The stdio server's pid from its spawn until its process has closed. The transport forgets its
-   * pid as soon as the SDK starts closing it, which Client.connect does at once when initialize
-   * times out: kill() must still find the process (and its children) then.
-   */
-  private serverPid: number | null = null;
 
   private constructor(
     readonly spec: McpServerSpec,
     private readonly client: Client,
-    private readonly transport: Transport,
+    /** The local server process (stdio), null for a server reached by URL. */
+    private readonly server: ServerProcessTransport | null,
   ) {}
 
   static async open(spec: McpServerSpec, connectTimeoutMs = 15_000): Promise<McpConnection> {
-    const transport: Transport =
-      spec.transport === 'stdio'
-        ? new StdioClientTransport({
-            command: spec.command,
-            args: spec.args ?? [],
-            cwd: spec.cwd,
-            env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
-            stderr: 'pipe',
-          })
-        : new StreamableHTTPClientTransport(new URL(spec.url));
+    const { transport, server } = transportFor(spec);
     const client = new Client({ name: 'envace-workbench', version: '0.1.0' });
-    const conn = new McpConnection(spec, client, transport);
-    if (transport instanceof StdioClientTransport) {
-      // Keep the end of the server's stderr: it usually says why a server died.
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        conn.stderrTail = (conn.stderrTail + chunk.toString()).slice(-2000);
-      });
-      const start = transport.start.bind(transport);
-      transport.start = async () => {
-        await start();
-        conn.serverPid = transport.pid;
-      };
-      // Set before connect, which chains its own handler after this one; fired when the process has closed.
-      transport.onclose = () => {
-        conn.serverPid = null;
-      };
-    }
+    const conn = new McpConnection(spec, client, server);
+    // Keep the end of the server's stderr: it usually says why a server died.
+    server?.stderr?.on('data', (chunk: Buffer) => {
+      conn.stderrTail = (conn.stderrTail + chunk.toString()).slice(-2000);
+    });
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
     } catch (err) {
@@ -145,7 +127,7 @@ export class McpConnection {
 
   /** The server process id (stdio only). */
   get pid(): number | null {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+    return this.server?.pid ?? null;
   }
 
   /** Every tool, across pages, within `timeoutMs` per page and the TOOL_LIST_LIMITS caps. */
@@ -232,6 +214,10 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Stop the connection; a local server is asked to exit (EOF), then it and every process it started
+   * are signalled until none is left (server-process.ts).
+   */
   async close(): Promise<void> {
     this.closedReason ??= 'closed by the client';
     await this.client.close().catch(() => undefined);
@@ -239,12 +225,12 @@ export class McpConnection {
 
   /**
    * Stop a server that may be hung (even SIGSTOPped): SIGKILL it and every process it started (a
-   * server launched through `npx`, `uvx` or `sh -c` is a wrapper's child), then close the client side.
+   * server launched through `npx`, `uvx` or `sh -c` is a wrapper's child, or, once the wrapper has
+   * exited, an orphan in the server's process group), then close the client side.
    */
   async kill(reason: string): Promise<void> {
     this.closedReason ??= reason;
-    const pid = this.serverPid;
-    if (pid !== null) await killProcessTree(pid).catch(() => undefined);
+    await this.server?.kill().catch(() => undefined);
     await this.client.close().catch(() => undefined);
   }
 }
