@@ -1,6 +1,7 @@
 // Batched generation with a key/value cache: left-pad the prompts, one prefill, then one decode
-// step per token. Returns the generated ids with their log-probs under the distribution sampled
-// (temperature, truncation; see sampleWithLogprob), which is what a policy-gradient ratio needs as π_old.
+// step per token, for as many rows at a time as a memory budget holds (chunks.ts). Returns the
+// generated ids with their log-probs under the distribution sampled (temperature, truncation; see
+// sampleWithLogprob), which is what a policy-gradient ratio needs as π_old.
 import { compileGraph } from '../graph/passes';
 import { type ModelConfig, headDim, paramSpecs } from '../transformer/config';
 import { buildDecodeGraph, buildResidentDecodeGraph } from '../transformer/graphs';
@@ -8,7 +9,8 @@ import type { Params } from '../transformer/init';
 import { type SamplingParams, sampleWithLogprob, seededRandom } from './sampling';
 import { type CompiledSession, type SessionOptions, createSession, ort } from './session';
 import { WeightStamp } from './weight-stamp';
-import { PrefixStore, prefillLayout } from './prefix-store';
+import { PrefixStore, type Reuse, prefillLayout, prefillShape } from './prefix-store';
+import { chunks, defaultChunkBytes, rowBytes } from './chunks';
 
 export interface GenerateOptions extends Partial<SamplingParams> {
   maxNewTokens: number;
@@ -25,7 +27,11 @@ export interface GenerateOptions extends Partial<SamplingParams> {
    * `forgetPrefixes()` at the start of each batch of work (the rollout engine does).
    */
   reusePrefixes?: boolean;
-  /** Called after each model run and its sampling with that step's logits [B·V] (step 0 is the prefill): timing and diagnostics. */
+  /**
+   * Called after each model run and its sampling with that step's logits [B·V] (step 0 is the
+   * prefill): timing and diagnostics. A call run in several chunks (GeneratorOptions.chunkBytes)
+   * reports each chunk's rows from step 0.
+   */
   onStep?: (step: number, logits: Float32Array) => void;
 }
 
@@ -75,16 +81,24 @@ export interface GeneratorOptions {
    * it; new weights do too.
    */
   prefixCacheBytes?: number;
+  /**
+   * Rows of one call generate together in chunks of at most this many bytes of cache and prefill
+   * (chunks.ts: rowBytes × rows; default defaultChunkBytes), one chunk after another, so memory follows this
+   * budget and not the number of rows. Greedy tokens do not depend on it; sampled rows of a call
+   * that needs several chunks draw in another order (see generateNow).
+   */
+  chunkBytes?: number;
 }
 
 export class Generator {
   /** The step session with the weights it was baked with (resident + baked only). */
   private baked: { stamp: WeightStamp; compiled: CompiledSession } | undefined;
   /**
-   * What the last call's prefill ran: rows (duplicates of a prompt are prefilled once), token
-   * positions (padding included) and prompt tokens whose keys came from the prefix store instead.
+   * What the last call's prefills ran, summed over its chunks: rows (duplicates of a prompt in a
+   * chunk are prefilled once), token positions (padding included), prompt tokens whose keys came
+   * from the prefix store instead, and the number of chunks.
    */
-  lastPrefill: { rows: number; tokens: number; reused: number } | undefined;
+  lastPrefill: { rows: number; tokens: number; reused: number; chunks: number } | undefined;
   private readonly prefixes: PrefixStore;
   /** How the last call's decode steps got the weights. */
   lastStepWeights: 'baked' | 'fed' | undefined;
@@ -101,6 +115,7 @@ export class Generator {
     readonly weights: WeightBinding,
     private readonly sessionOptions: SessionOptions,
     prefixCacheBytes: number,
+    private readonly chunkBytes: number,
   ) {
     this.prefixes = new PrefixStore(paramSpecs(config), kvCache === 'resident' ? prefixCacheBytes : 0);
   }
@@ -111,7 +126,7 @@ export class Generator {
     const weights = kvCache === 'growing' ? 'fed' : (opts.weights ?? 'auto');
     const prefill = await createSession(compileGraph(buildDecodeGraph(config)), session);
     const resident = kvCache === 'resident' && weights !== 'baked' ? await createSession(compileGraph(buildResidentDecodeGraph(config)), session) : undefined;
-    return new Generator(config, prefill, resident, kvCache, weights, session, opts.prefixCacheBytes ?? 256 * 2 ** 20);
+    return new Generator(config, prefill, resident, kvCache, weights, session, opts.prefixCacheBytes ?? 256 * 2 ** 20, opts.chunkBytes ?? defaultChunkBytes(config));
   }
 
   get provider(): string {
@@ -132,8 +147,9 @@ export class Generator {
     const c = this.config;
     this.validate(prompts, o);
     const sampling: SamplingParams = { temperature: o.temperature ?? 1, topK: o.topK ?? 0, topP: o.topP ?? 1 };
+    // One stream for the whole call: chunks draw from it in turn, so a call that fits in one chunk
+    // samples as it always has (rows of later chunks draw after the earlier chunks' rows are done).
     const random = seededRandom(o.seed ?? 0);
-    const [KV, D] = [c.nKvHeads, headDim(c)];
     const paramFeeds: Record<string, ort.Tensor> = {};
     for (const s of paramSpecs(c)) {
       const v = params.get(s.name);
@@ -150,51 +166,69 @@ export class Generator {
       this.prefixes.useWeights(params);
       await this.seedSharedPrefix(unique, paramFeeds);
     }
+    // Looked up once for the call, before any chunk stores its sequences: what a row reuses does not
+    // depend on the chunks.
     const reuse = unique.map((p) => (reusing ? this.prefixes.longest(p) : null));
-    const pre = prefillLayout(c, D, unique, reuse);
+    // A chunk's distinct prompts (indices into unique) and, for each of its rows, its prompt among them.
+    const part = (rows: readonly number[]) => {
+      const own = [...new Set(rows.map((b) => source[b]))];
+      return { prompts: own.map((u) => unique[u]), reuse: own.map((u) => reuse[u]), from: rows.map((b) => own.indexOf(source[b])) };
+    };
+    const cost = (rows: readonly number[]) => {
+      const q = part(rows);
+      return rows.length * rowBytes(c, prefillShape(q.prompts, q.reuse), o.maxNewTokens);
+    };
+    const steps = await this.stepSession(params, paramFeeds, o.maxNewTokens);
+    const out: Generation[] = [];
+    this.lastPrefill = { rows: 0, tokens: 0, reused: 0, chunks: 0 };
+    for (const rows of chunks(prompts.length, cost, this.chunkBytes)) {
+      const q = part(rows);
+      const { cache, logits } = await this.prefill(q.prompts, q.reuse, q.from, o.maxNewTokens, paramFeeds, steps);
+      const gens = await decodeRows(cache, logits, rows.map((b) => prompts[b]), o, sampling, random, c.vocabSize);
+      if (reusing && cache instanceof ResidentCache)
+        gens.forEach((g, j) => {
+          const p = prompts[rows[j]];
+          // Every token that was fed: the prompt and all generated ones but the last.
+          const { kv, n } = cache.sequence(j, p.length + g.tokens.length - 1);
+          this.prefixes.add({ tokens: [...p, ...g.tokens].slice(0, n), kv });
+        });
+      out.push(...gens);
+    }
+    return out;
+  }
+
+  /**
+   * One chunk's prefill (its distinct prompts) and the cache its rows decode from (row j starts
+   * from prompt source[j]), with the logits of each row's last prompt token. Its own function so
+   * the prefill's presents and past are garbage once the cache has copied them.
+   */
+  private async prefill(
+    prompts: number[][],
+    reuse: Reuse,
+    source: number[],
+    maxNewTokens: number,
+    paramFeeds: Record<string, ort.Tensor>,
+    steps: StepSession,
+  ): Promise<{ cache: DecodeCache; logits: Float32Array }> {
+    const c = this.config;
+    const [KV, D] = [c.nKvHeads, headDim(c)];
+    const pre = prefillLayout(c, D, prompts, reuse);
     const past: Record<string, ort.Tensor> = {};
     for (let i = 0; i < c.nLayers; i++)
-      ['key', 'value'].forEach((kind, k) => (past[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', pre.past[2 * i + k], [unique.length, KV, pre.P, D])));
-    const prefill = await this.compiled.session.run({ ...paramFeeds, ...past, input_ids: i64(pre.ids), position_ids: i64(pre.positions), attention_mask: i64(pre.mask) });
-    this.lastPrefill = { rows: unique.length, tokens: unique.length * pre.ids[0].length, reused: reuse.reduce((n, r) => n + (r?.length ?? 0), 0) };
+      ['key', 'value'].forEach((kind, k) => (past[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', pre.past[2 * i + k], [prompts.length, KV, pre.P, D])));
+    const res = await this.compiled.session.run({ ...paramFeeds, ...past, input_ids: i64(pre.ids), position_ids: i64(pre.positions), attention_mask: i64(pre.mask) });
+    const last = this.lastPrefill!;
+    this.lastPrefill = {
+      rows: last.rows + prompts.length,
+      tokens: last.tokens + prompts.length * pre.ids[0].length,
+      reused: last.reused + reuse.reduce((n, r) => n + (r?.length ?? 0), 0),
+      chunks: last.chunks + 1,
+    };
     const mask = source.map((u) => [...pre.mask[u]]);
     // The last generated token is never fed back, so the cache never holds more than this.
-    const capacity = mask[0].length + o.maxNewTokens - 1;
-    let cache: DecodeCache;
-    if (!resident) cache = new GrowingCache(this.compiled.session, c, paramFeeds, prefill, mask);
-    else if (this.bakes(o.maxNewTokens)) cache = new ResidentCache((await this.bakedSession(params)).session, c, {}, prefill, source, mask, capacity);
-    else cache = new ResidentCache(this.resident!.session, c, paramFeeds, prefill, source, mask, capacity);
-    let logits = gatherRows(prefill.logits.data as Float32Array, source, c.vocabSize);
-    let lastPositions = prompts.map((p) => p.length - 1);
-    const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
-    const active = prompts.map(() => true);
-    for (let step = 0; ; step++) {
-      const V = c.vocabSize;
-      const next = prompts.map((_, b) => {
-        if (!active[b]) return 0;
-        const row = logits.subarray(b * V, (b + 1) * V);
-        const { token, logprob } = sampleWithLogprob(row, sampling, random);
-        const g = out[b];
-        g.tokens.push(token);
-        g.logprobs.push(logprob);
-        if (o.stopTokenIds?.includes(token) || (o.decode && o.stopStrings?.some((s) => o.decode!(g.tokens).includes(s)))) {
-          g.finishReason = 'stop';
-          active[b] = false;
-        }
-        return token;
-      });
-      o.onStep?.(step, logits);
-      if (step + 1 >= o.maxNewTokens || !active.some(Boolean)) break;
-      lastPositions = lastPositions.map((p) => p + 1);
-      logits = await cache.step(next, lastPositions);
-    }
-    if (reusing && cache instanceof ResidentCache)
-      prompts.forEach((p, b) => {
-        // Every token that was fed: the prompt and all generated ones but the last.
-        const { kv, n } = cache.sequence(b, p.length + out[b].tokens.length - 1);
-        this.prefixes.add({ tokens: [...p, ...out[b].tokens].slice(0, n), kv });
-      });
-    return out;
+    const capacity = mask[0].length + maxNewTokens - 1;
+    const cache = this.kvCache === 'growing' ? new GrowingCache(steps.session, c, steps.feeds, res, mask) : new ResidentCache(steps.session, c, steps.feeds, res, source, mask, capacity);
+    return { cache, logits: gatherRows(res.logits.data as Float32Array, source, c.vocabSize) };
   }
 
   /**
@@ -248,6 +282,13 @@ export class Generator {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** The session this call's decode steps run on, and the weights it is fed (none when baked in). */
+  private async stepSession(params: Params, paramFeeds: Record<string, ort.Tensor>, maxNewTokens: number): Promise<StepSession> {
+    if (this.kvCache === 'growing') return { session: this.compiled.session, feeds: paramFeeds };
+    if (this.bakes(maxNewTokens)) return { session: (await this.bakedSession(params)).session, feeds: {} };
+    return { session: this.resident!.session, feeds: paramFeeds };
   }
 
   /** Whether this call's steps run on baked weights (see WeightBinding); records the answer in lastStepWeights. */
@@ -308,7 +349,43 @@ function gatherRows(m: Float32Array, source: readonly number[], V: number): Floa
   return out;
 }
 
+/**
+ * Samples each row's continuation, one cache step per token, until it stops or has maxNewTokens;
+ * `logits` [B·V] are the prefill's, for each row's last prompt token.
+ */
+async function decodeRows(cache: DecodeCache, logits: Float32Array, prompts: readonly number[][], o: GenerateOptions, sampling: SamplingParams, random: () => number, V: number): Promise<Generation[]> {
+  let lastPositions = prompts.map((p) => p.length - 1);
+  const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: 'length' }));
+  const active = prompts.map(() => true);
+  for (let step = 0; ; step++) {
+    const next = prompts.map((_, b) => {
+      if (!active[b]) return 0;
+      const row = logits.subarray(b * V, (b + 1) * V);
+      const { token, logprob } = sampleWithLogprob(row, sampling, random);
+      const g = out[b];
+      g.tokens.push(token);
+      g.logprobs.push(logprob);
+      if (o.stopTokenIds?.includes(token) || (o.decode && o.stopStrings?.some((s) => o.decode!(g.tokens).includes(s)))) {
+        g.finishReason = 'stop';
+        active[b] = false;
+      }
+      return token;
+    });
+    o.onStep?.(step, logits);
+    if (step + 1 >= o.maxNewTokens || !active.some(Boolean)) break;
+    lastPositions = lastPositions.map((p) => p + 1);
+    logits = await cache.step(next, lastPositions);
+  }
+  return out;
+}
+
 const i64 = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), [rows.length, rows[0].length]);
+
+/** The session decode steps run on and the weights fed to each step (none when they are baked in). */
+interface StepSession {
+  session: ort.InferenceSession;
+  feeds: Record<string, ort.Tensor>;
+}
 
 /** The key/value cache between decode steps: `step` feeds one token per row and returns the logits [B·V]. */
 interface DecodeCache {

@@ -75,6 +75,15 @@ export class PrefixStore {
   }
 }
 
+/** Per prompt, the stored sequence whose first `length` tokens it starts with (PrefixStore.longest), or null. */
+export type Reuse = ReadonlyArray<{ entry: CachedSequence; length: number } | null>;
+
+/** The prefill's widths: P slots for the longest reused prefix, T for the most tokens left to run. */
+export function prefillShape(prompts: readonly number[][], reuse: Reuse): { P: number; T: number } {
+  const kept = reuse.map((r) => r?.length ?? 0);
+  return { P: Math.max(0, ...kept), T: Math.max(...prompts.map((p, u) => p.length - kept[u])) };
+}
+
 /**
  * The prefill's inputs when each prompt may reuse a cached prefix: past keys/values [U,KV,P,D]
  * (each row's reused prefix right-aligned in P slots), the remaining tokens left-padded to T, their
@@ -84,12 +93,11 @@ export function prefillLayout(
   c: ModelConfig,
   headDim: number,
   prompts: readonly number[][],
-  reuse: ReadonlyArray<{ entry: CachedSequence; length: number } | null>,
+  reuse: Reuse,
 ): { past: Float32Array[]; P: number; ids: number[][]; positions: number[][]; mask: number[][] } {
   const [KV, D] = [c.nKvHeads, headDim];
   const kept = reuse.map((r) => r?.length ?? 0);
-  const P = Math.max(0, ...kept);
-  const T = Math.max(...prompts.map((p, u) => p.length - kept[u]));
+  const { P, T } = prefillShape(prompts, reuse);
   const past = Array.from({ length: 2 * c.nLayers }, () => new Float32Array(prompts.length * KV * P * D));
   reuse.forEach((r, u) => {
     if (!r) return;

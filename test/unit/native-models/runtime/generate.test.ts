@@ -1,7 +1,8 @@
 // Generation with the key/value cache against the full-sequence forward, plus sampling behaviour.
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../../../native-models/presets';
-import { GenerateError, Generator } from '../../../../native-models/runtime/generate';
+import { rowBytes } from '../../../../native-models/runtime/chunks';
+import { GenerateError, type Generation, Generator } from '../../../../native-models/runtime/generate';
 import { argmax, logSoftmax, sampleToken, sampleWithLogprob, seededRandom, tokenLogprob } from '../../../../native-models/runtime/sampling';
 import { paramSpecs, resolveConfig } from '../../../../native-models/transformer/config';
 import { buildDecodeGraph, buildLogprobsGraph } from '../../../../native-models/transformer/graphs';
@@ -73,6 +74,60 @@ describe('Generator (KV cache)', () => {
     await expect(gen.generate(params, [[1, 999]], { maxNewTokens: 1 })).rejects.toThrow(/prompt 0 token 1 is 999/);
     await expect(gen.generate(params, [[1]], { maxNewTokens: config.maxSeqLen })).rejects.toThrow(/exceeds maxSeqLen/);
     await expect(gen.generate(params, [[1]], { maxNewTokens: 2, topP: 0 })).rejects.toThrow(/topP/);
+  });
+});
+
+describe('Generator in chunks (memory budget)', () => {
+  // Ragged, with a repeated prompt; the longest first, as the policy orders a bucket.
+  const prompts = [[5, 17, 99, 3, 42, 8, 1], [7, 8, 200], [7, 8, 200], [250, 4], [9]];
+  const o = { maxNewTokens: 6, temperature: 0 };
+  /** Chunks pad to their own longest prompt, so only float rounding may differ from one batch. */
+  function expectSame(a: Generation[], b: Generation[]): void {
+    expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
+    expect(b.map((g) => g.finishReason)).toEqual(a.map((g) => g.finishReason));
+    b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp, `row ${row} token ${j}`).toBeCloseTo(a[row].logprobs[j], 4)));
+  }
+
+  it('generates the greedy tokens of one batch, whatever the budget and cache', async () => {
+    const whole = await Generator.create(config);
+    // Two rows of the longest prompt fit, or more of shorter ones.
+    const budget = 2 * rowBytes(config, { P: 0, T: 7 }, o.maxNewTokens);
+    const pairs = await Generator.create(config, {}, { chunkBytes: budget });
+    const growing = await Generator.create(config, {}, { kvCache: 'growing', chunkBytes: 1 });
+    const a = await whole.generate(params, prompts, o);
+    expect(whole.lastPrefill).toEqual({ rows: 4, tokens: 4 * 7, reused: 0, chunks: 1 });
+    expectSame(a, await pairs.generate(params, prompts, o));
+    // [0, 1] padded to 7, then [2, 3, 4] to 3 (rows 1 and 2 repeat a prompt but are in different chunks).
+    expect(pairs.lastPrefill).toEqual({ rows: 5, tokens: 2 * 7 + 3 * 3, reused: 0, chunks: 2 });
+    expectSame(a, await growing.generate(params, prompts, o));
+    expect(growing.lastPrefill!.chunks).toBe(5);
+    await Promise.all([whole.release(), pairs.release(), growing.release()]);
+  });
+
+  it('samples reproducibly from a seed, one stream through the chunks in turn', async () => {
+    const gen = await Generator.create(config, {}, { chunkBytes: 2 * rowBytes(config, { P: 0, T: 7 }, 6) });
+    const s = { maxNewTokens: 6, temperature: 1, seed: 4 };
+    const a = await gen.generate(params, prompts, s);
+    expect(await gen.generate(params, prompts, s)).toEqual(a);
+    // The first chunk draws first, as its rows would alone.
+    expect(a.slice(0, 2)).toEqual(await gen.generate(params, prompts.slice(0, 2), s));
+    await gen.release();
+  });
+
+  it('reuses earlier turns as one batch does: the same prefix lookups, tokens and stored sequences', async () => {
+    const whole = await Generator.create(config);
+    const single = await Generator.create(config, {}, { chunkBytes: 1 });
+    const r = { ...o, reusePrefixes: true };
+    let turn = prompts.slice(0, 4);
+    for (let t = 0; t < 3; t++) {
+      const a = await whole.generate(params, turn, r);
+      expectSame(a, await single.generate(params, turn, r));
+      expect(single.lastPrefill!.chunks).toBe(turn.length);
+      expect(single.lastPrefill!.reused).toBe(whole.lastPrefill!.reused);
+      if (t > 0) expect(single.lastPrefill!.reused).toBeGreaterThan(0);
+      turn = turn.map((p, b) => [...p, ...a[b].tokens, 11 + b]);
+    }
+    await Promise.all([whole.release(), single.release()]);
   });
 });
 

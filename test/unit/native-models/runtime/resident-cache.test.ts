@@ -138,8 +138,8 @@ describe('Generator with a resident cache', () => {
     for (const o of [{ maxNewTokens: 9, temperature: 0 }, { maxNewTokens: 9, temperature: 1, topP: 0.9, seed: 12 }]) {
       const a = await growing.generate(params, group, o);
       const b = await resident.generate(params, group, o);
-      expect(growing.lastPrefill).toEqual({ rows: 4, tokens: 4 * prompts[0].length, reused: 0 });
-      expect(resident.lastPrefill).toEqual({ rows: 2, tokens: 2 * prompts[0].length, reused: 0 });
+      expect(growing.lastPrefill).toEqual({ rows: 4, tokens: 4 * prompts[0].length, reused: 0, chunks: 1 });
+      expect(resident.lastPrefill).toEqual({ rows: 2, tokens: 2 * prompts[0].length, reused: 0, chunks: 1 });
       expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
       b.forEach((g, row) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(a[row].logprobs[j], 4)));
     }
