@@ -2,9 +2,10 @@ import type { WorkbenchApi } from '../contract';
 import { createEngine, type Engine } from '../engine/host';
 import path from 'node:path';
 import { setScratchRoot } from '../engine/envs/scratch';
-import { ensureHome, resolveHome } from '../engine/home';
+import { ensureHome, homeWritable, resolveHome } from '../engine/home';
 import { inProcessClient } from '../engine/in-process';
 import { loadUserEnvs } from '../engine/envs/user-envs';
+import { recordServersUnder } from '../engine/envs/mcp/server-records';
 
 /** Run `body` against a fresh in-process engine on the chosen data home, closing it after. */
 export async function withEngine<T>(home: string | undefined, body: (api: WorkbenchApi, engine: Engine) => Promise<T>): Promise<T> {
@@ -23,5 +24,6 @@ export async function withEngine<T>(home: string | undefined, body: (api: Workbe
 export async function withUserEnvs(home: string | undefined): Promise<void> {
   const paths = ensureHome(resolveHome(home));
   setScratchRoot(path.join(paths.home, 'tmp'));
+  recordServersUnder(homeWritable(paths.home) ? paths.home : null);
   await loadUserEnvs(paths);
 }

@@ -6,6 +6,7 @@ import { ComputeClient } from './compute/client';
 import { EventBus } from './system/events';
 import { registryCatalog } from './envs/catalog';
 import { closeEnvs } from './envs/registry';
+import { reapLeftoverServers, recordServersUnder } from './envs/mcp/server-records';
 import { setScratchRoot } from './envs/scratch';
 import { envsHandlers } from './handlers/envs';
 import { evalsHandlers } from './handlers/evals';
@@ -60,7 +61,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const lease = new HomeLease(paths.home, options.label ?? processLabel());
   // A home on a read-only mount is read as it is: lists, metrics and exports to elsewhere work.
   const readOnlyMount = !homeWritable(paths.home);
+  // Every engine records the MCP server groups it spawns, so that the next owner can stop those of
+  // one killed outright (envs/mcp/server-records.ts).
+  recordServersUnder(readOnlyMount ? null : paths.home);
   const owner = !readOnlyMount && lease.tryAcquire();
+  /** Stopping what killed engines left running; close waits for it. */
+  const reaping: Promise<unknown>[] = [];
   // Only the owner migrates and marks runs interrupted: it holds the lease, so the engine that
   // ran them is gone. A read-only engine must not touch runs another engine is training. Every
   // write checks the lease first, so one that was lost (or never held) stops the write.
@@ -83,6 +89,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     } catch (error) {
       console.error('[engine] could not tidy what a killed process left in the data home:', error);
     }
+    // MCP servers a killed engine left running (a server that ignores EOF outlives it).
+    reaping.push(reapLeftoverServers(paths.home).catch((error: unknown) => console.error('[engine] could not stop MCP servers a killed engine left running:', error)));
   };
   if (owner) takeOwnership();
   // Registration itself is synchronous; the promise only stops servers of replaced entries.
@@ -158,6 +166,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.all(reaping);
       await jobs.shutdown();
       // Servers of user MCP environments (and the files env) are child processes: stop them, or
       // they keep the process alive after SIGTERM.

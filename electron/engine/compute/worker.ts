@@ -21,9 +21,15 @@ type OpTable = { [K in ComputeOp]: (input: ComputeOps[K]['input'], ctx: OpContex
 async function userEnvsReady(): Promise<void> {
   const home = (workerData as { home?: string | null } | null)?.home;
   if (!home) return;
-  const [{ loadUserEnvs }, { homePaths }, { setScratchRoot }] = await Promise.all([import('../envs/user-envs'), import('../home'), import('../envs/scratch')]);
+  const [{ loadUserEnvs }, { homePaths, homeWritable }, { setScratchRoot }, { recordServersUnder }] = await Promise.all([
+    import('../envs/user-envs'),
+    import('../home'),
+    import('../envs/scratch'),
+    import('../envs/mcp/server-records'),
+  ]);
   const paths = homePaths(home);
   setScratchRoot(join(paths.home, 'tmp'));
+  recordServersUnder(homeWritable(paths.home) ? paths.home : null);
   await loadUserEnvs(paths);
 }
 

@@ -20,7 +20,9 @@
  * dies without running JavaScript (kill -9, a crash, a second Ctrl+C, which Node's default handler
  * ends at once), nothing signals the groups: each server sees EOF on its stdin, which ends a
  * well-behaved server, but what ignores it (and any process that server started) keeps running. Being
- * in their own session, these processes no longer get the terminal's Ctrl+C or hang-up either.
+ * in their own session, these processes no longer get the terminal's Ctrl+C or hang-up either. So each
+ * group is recorded in the data home while it runs, and the next engine on that home stops the groups
+ * of an engine that is gone (server-records.ts).
  *
  * Windows (untested here): no process groups; the SDK's transport (its cross-spawn finds `npx.cmd`
  * and the like) and `taskkill /T /F` on the pid it started.
@@ -33,6 +35,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { groupMembers, killProcessTree, signalGroup } from './kill-tree';
+import { GroupRecord } from './server-records';
 
 export interface ServerProcessParams {
   command: string;
@@ -59,17 +62,20 @@ export function serverProcessTransport(params: ServerProcessParams): ServerProce
   return process.platform === 'win32' ? windowsTransport(params) : new GroupedStdioTransport(params);
 }
 
-/** Groups spawned and not yet stopped by close or kill. */
-const openGroups = new Set<number>();
+/** Groups spawned and not yet stopped by close or kill, with their records in the data home. */
+const openGroups = new Map<number, GroupRecord | null>();
 let exitListener = false;
 
-function rememberGroup(group: number): void {
-  openGroups.add(group);
+function rememberGroup(group: number, record: GroupRecord | null): void {
+  openGroups.set(group, record);
   if (exitListener) return;
   exitListener = true;
   // Only synchronous work can run in an 'exit' listener, and a signal is synchronous.
   process.on('exit', () => {
-    for (const open of openGroups) signalGroup(open, 'SIGKILL');
+    for (const [open, openRecord] of openGroups) {
+      signalGroup(open, 'SIGKILL');
+      openRecord?.remove();
+    }
   });
 }
 
@@ -89,6 +95,8 @@ class GroupedStdioTransport implements ServerProcessTransport {
   /** Every end of the leader's stdio is closed: no process can answer on it any more. */
   private stdioClosed = false;
   private closing: Promise<void> | null = null;
+  /** The group's record in the data home, for the next engine should this one be killed outright (server-records.ts). */
+  private readonly record = GroupRecord.begin();
 
   constructor(private readonly params: ServerProcessParams) {}
 
@@ -101,7 +109,7 @@ class GroupedStdioTransport implements ServerProcessTransport {
     return new Promise((resolve, reject) => {
       const child: ChildProcess = spawn(this.params.command, this.params.args, {
         cwd: this.params.cwd,
-        env: this.params.env,
+        env: this.record ? { ...this.params.env, ...this.record.env } : this.params.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });
@@ -117,7 +125,10 @@ class GroupedStdioTransport implements ServerProcessTransport {
       });
       child.once('spawn', () => {
         this.group = child.pid ?? null;
-        if (this.group !== null) rememberGroup(this.group);
+        if (this.group !== null) {
+          this.record?.write(this.group, [this.params.command, ...this.params.args].join(' '));
+          rememberGroup(this.group, this.record);
+        }
         resolve();
       });
       child.once('exit', () => {
@@ -207,6 +218,7 @@ class GroupedStdioTransport implements ServerProcessTransport {
         if (!(await this.stoppedWithin(GRACE_MS))) await killProcessTree(this.leaderExited ? null : this.pid, this.group);
       }
       openGroups.delete(this.group);
+      this.record?.remove();
       this.group = null;
     }
     // A process outside the group (gone through setsid) may still hold the pipes: let go of our ends,
