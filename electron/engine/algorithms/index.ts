@@ -1,7 +1,7 @@
 // Public API of the algorithms: what the compute worker, the CLI and the handlers use.
 export { runTraining, planStages, rolloutSettings, envOptions } from './train';
 export type { StepResult, TrainingIO } from './train';
-export { NativePolicy, withContext } from './policy';
+export { NativePolicy, runSessionOptions, withContext } from './policy';
 export type { Policy, ReferencePolicy, GenerateRequest, SamplingOptions } from './policy';
 export { evaluatePolicy } from './evaluate';
 export type { EvaluationResult } from './evaluate';

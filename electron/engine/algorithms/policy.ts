@@ -79,6 +79,11 @@ export interface PolicyOptions {
   session?: SessionOptions;
 }
 
+/** The ORT options of a run's sessions: its provider, and its thread count where it sets one. */
+export function runSessionOptions(config: { provider: SessionOptions['provider']; threads: number }, onFallback?: (message: string) => void): SessionOptions {
+  return { provider: config.provider, ...(config.threads > 0 ? { intraOpThreads: config.threads } : {}), ...(onFallback ? { onFallback } : {}) };
+}
+
 export interface NativePolicyOptions extends PolicyOptions {
   preset: 'nano' | 'tiny' | 'small';
   /** Texts the tokenizer is trained on (instructions, tool schemas, demonstrations). */

@@ -19,7 +19,7 @@ import { runPawStage } from './loops/paw';
 import { runRoleGrpoStage } from './loops/role-grpo';
 import { runRwmlStage } from './loops/rwml';
 import { runSftStage } from './loops/sft';
-import { NativePolicy, type PolicyOptions, type PretrainedModel, withContext } from './policy';
+import { NativePolicy, type PolicyOptions, type PretrainedModel, runSessionOptions, withContext } from './policy';
 import { loraOf } from './lora-config';
 import { loadModel } from '../models/registry';
 import { rlSamplingProblem } from '../runs/preflight';
@@ -126,7 +126,7 @@ export async function runTraining(input: RunConfig, io: TrainingIO): Promise<{ f
       maxGradNorm: config.optim.gradClip,
       totalSteps: total * config.optim.ppoEpochs,
     },
-    session: { provider: config.provider, onFallback: (m) => io.onLog('warn', m) },
+    session: runSessionOptions(config, (m) => io.onLog('warn', m)),
     knobs: {
       clipLow: config.loss.clipLow,
       clipHigh: config.loss.clipHigh,

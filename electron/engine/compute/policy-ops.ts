@@ -6,6 +6,7 @@ import {
   envOptions,
   evaluatePolicy,
   NativePolicy,
+  runSessionOptions,
   privateRehearsals,
   chooseCommit,
   commitWithMemory,
@@ -43,7 +44,7 @@ async function policyAt(source: PolicySource | ModelSource): Promise<NativePolic
   const imported = 'modelsDir' in source ? importedName(source.config) : undefined;
   const key = 'modelsDir' in source ? join(source.modelsDir, imported!) : source.checkpointDir;
   if (cached?.dir === key) return cached.policy;
-  const opts = { seed: source.config.seed, optimizer: {}, knobs: {}, session: { provider: source.config.provider } };
+  const opts = { seed: source.config.seed, optimizer: {}, knobs: {}, session: runSessionOptions(source.config) };
   // The imported model gains our role markers exactly as a run from it does (NativePolicy.fromPretrained).
   const policy = 'modelsDir' in source ? await NativePolicy.fromPretrained(withContext(loadModel(source.modelsDir, imported!), source.config.contextTokens), opts) : await NativePolicy.fromCheckpoint(source.checkpointDir, opts);
   if (cached) await cached.policy.release();

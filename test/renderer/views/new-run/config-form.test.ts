@@ -18,7 +18,7 @@ describe('configFields', () => {
     const defaults = RunConfig.parse({ env: 'x' });
     // Optional knobs have no default, so the resolved config does not show them.
     const stageOverrides = ['sft', 'world', 'rl'].flatMap((st) => ['lr', 'warmupSteps', 'minLrRatio', 'schedule'].map((k) => `optim.stages.${st}.${k}`));
-    const expected = [...leafPaths(defaults), 'name', 'trainTasks', 'contextTokens', 'sft.demonstrationsFile', 'initFrom.runId', 'initFrom.step', ...stageOverrides].sort();
+    const expected = [...leafPaths(defaults), 'name', 'trainTasks', 'heldoutTasks', 'contextTokens', 'sft.demonstrationsFile', 'initFrom.runId', 'initFrom.step', ...stageOverrides].sort();
     expect(fields.map((f) => f.path).sort()).toEqual(expected);
     const groupIds = new Set<string>(groups.map((g) => g.id));
     for (const field of fields) {

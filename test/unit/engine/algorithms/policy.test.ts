@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketByRoom } from '../../../../electron/engine/algorithms/policy';
+import { RunConfig } from '../../../../electron/contract';
+import { bucketByRoom, runSessionOptions } from '../../../../electron/engine/algorithms/policy';
 
 const req = (len: number, maxNewTokens: number) => ({ prompt: new Array(len).fill(1), maxNewTokens });
 
@@ -16,5 +17,15 @@ describe('bucketByRoom', () => {
   it('a row near the context end needs only the room it has', () => {
     expect(bucketByRoom([req(98, 20), req(97, 20)], 100)).toEqual([[0], [1]]);
     expect(bucketByRoom([req(97, 2), req(98, 20)], 100)).toEqual([[1, 0]]);
+  });
+});
+
+describe('runSessionOptions', () => {
+  it("gives every session the run's provider, and its thread count only where the run sets one", () => {
+    const warn = () => {};
+    expect(runSessionOptions(RunConfig.parse({ env: 'retail', provider: 'cpu' }))).toEqual({ provider: 'cpu' });
+    expect(runSessionOptions(RunConfig.parse({ env: 'retail', provider: 'cpu', threads: 1 }), warn)).toEqual({ provider: 'cpu', intraOpThreads: 1, onFallback: warn });
+    expect(RunConfig.parse({ env: 'retail' }).threads).toBe(0);
+    expect(RunConfig.safeParse({ env: 'retail', threads: -1 }).success).toBe(false);
   });
 });

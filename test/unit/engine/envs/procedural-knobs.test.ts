@@ -33,6 +33,19 @@ describe('worldMode and taskMix reach the env from a run config', () => {
     expect(RunConfig.safeParse({ env: 'retail', trainTasks: 0 }).success).toBe(false);
   });
 
+  it('retail: --set heldoutTasks=200 draws that many held-out tasks, the first 50 those of the default count', async () => {
+    const { config, env } = await envFromCli('retail', ['worldMode=procedural', 'taskMix=lookups', 'trainTasks=600', 'heldoutTasks=200']);
+    expect(envOptions(config)).toMatchObject({ counts: { train: 600, heldout: 200 } });
+    const more = env as RetailEnv;
+    const { env: plain } = await envFromCli('retail', ['worldMode=procedural', 'taskMix=lookups']);
+    const heldout = more.tasks('heldout');
+    expect(heldout).toHaveLength(200);
+    expect(more.tasks('train')).toHaveLength(600);
+    expect(heldout.slice(0, 50)).toEqual((plain as RetailEnv).tasks('heldout'));
+    expect(new Set(heldout.map((r) => more.task(r.id).meta?.worldSeed)).size).toBe(200);
+    expect(RunConfig.safeParse({ env: 'retail', heldoutTasks: 0 }).success).toBe(false);
+  });
+
   it('household: the same knobs, with worldSize as the object count', async () => {
     const { env } = await envFromCli('household', ['worldMode=procedural', 'taskMix=chains', 'worldSize=6']);
     const household = env as HouseholdEnv;
