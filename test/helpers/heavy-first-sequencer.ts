@@ -10,6 +10,7 @@ export const HEAVY_FIRST = [
   'test/e2e/web-mode-newcomer.test.ts',
   'test/parity/gguf-export-smollm2.parity.test.ts',
   'test/integration/algorithms/recipe-format.test.ts',
+  'test/integration/algorithms/robust-copying.test.ts',
   'test/integration/algorithms/training.test.ts',
   'test/integration/mcp-user-server.test.ts',
   'test/integration/algorithms/procedural-learning.test.ts',
