@@ -11,8 +11,8 @@ import { type DemoTranscript, type Demonstration, fitDemonstration, runDemonstra
 import { fixedLayoutTranscripts, usesLayoutCurriculum, variedShare, withLayoutCurriculum } from '../layout-curriculum';
 import { AlgorithmError } from '../errors';
 import { flatten, givenMask, systemTextFor } from '../layout';
-import type { ToolSpec } from '../../envs/types';
-import { epochSlice } from '../../random';
+import type { Task, ToolSpec } from '../../envs/types';
+import { deriveSeed, epochSlice } from '../../random';
 import { type SftMemoryInputs, withRehearsalMemories } from '../sft-memory';
 
 /** The system block as the policy writes it: an imported chat model's tools in its own template's form. */
@@ -32,9 +32,24 @@ function fitting(ctx: RunContext, transcripts: readonly DemoTranscript[]): { dem
   return { demos, dropped };
 }
 
+/**
+ * The training tasks the SFT stages record demonstrations of. A pretrained model brings its own
+ * tokenizer, so nothing but SFT reads the transcripts: when its stages draw fewer rows than there
+ * are tasks, a seeded sample of as many tasks as rows is recorded (bfcl's 2,800 training tasks took
+ * 22 min to record for the imported recipe's 120 rows). A from-scratch run records every task for
+ * its tokenizer first and draws from all of them; the simulator rehearse prompt reads any task's
+ * demonstration, so it keeps them all too.
+ */
+export function demonstrationTasks(config: RunConfig, trainTasks: readonly Task[], stages: readonly Pick<Stage, 'algo' | 'first' | 'last'>[]): readonly Task[] {
+  if (!('imported' in config.model) || config.sft.demonstrations !== 'expert' || config.rollout.rehearsePrompt === 'simulator') return trainTasks;
+  const steps = stages.filter((s) => s.algo === 'sft').reduce((n, s) => n + s.last - s.first + 1, 0);
+  const rows = steps * config.rollout.tasksPerStep * config.rollout.k;
+  return rows >= trainTasks.length ? trainTasks : epochSlice(trainTasks, deriveSeed(config.seed, 'demonstration-tasks'), 0, rows);
+}
+
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
   const c = ctx.config;
-  ctx.demoCache ??= await runDemonstrations(ctx.env, ctx.trainTasks, c.sft, systemOf(ctx), c.seed);
+  ctx.demoCache ??= await runDemonstrations(ctx.env, demonstrationTasks(c, ctx.trainTasks, ctx.stages), c.sft, systemOf(ctx), c.seed);
   const { demos, dropped } = fitting(ctx, ctx.demoCache);
   // Said once per run (the cache makes later stages silent): SFT on a few survivors teaches little.
   if (dropped.length && !ctx.demoDropsLogged) {
