@@ -106,6 +106,8 @@ describe('a run that starts from an imported model', () => {
     const first = await train({}, { runDir });
     expect(first.finalStep).toBe(4);
     expect(first.logs.join('\n')).toMatch(/model: imported model pretrained-nano \(\d+-token vocabulary/);
+    // 4 steps × 2 rows of 200 training tasks: only tasks enough for 8 demonstrations that fit are recorded.
+    expect(first.logs.join('\n')).toMatch(/sft: recorded \d+ of 200 training tasks, until 8 demonstrations fit \(8 rows to train\)/);
     expect(first.steps[3].metrics.loss).toBeLessThan(first.steps[0].metrics.loss);
     expect(first.steps[3].metrics['eval/success']).toBeDefined();
     // The untrained import is evaluated before step 1, as step 0: held-out figures only, no checkpoint, no rollouts.

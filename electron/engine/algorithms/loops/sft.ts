@@ -33,23 +33,41 @@ function fitting(ctx: RunContext, transcripts: readonly DemoTranscript[]): { dem
 }
 
 /**
- * The training tasks the SFT stages record demonstrations of. A pretrained model brings its own
+ * Which training tasks the SFT stages record demonstrations of. A pretrained model brings its own
  * tokenizer, so nothing but SFT reads the transcripts: when its stages draw fewer rows than there
- * are tasks, a seeded sample of as many tasks as rows is recorded (bfcl's 2,800 training tasks took
- * 22 min to record for the imported recipe's 120 rows). A from-scratch run records every task for
- * its tokenizer first and draws from all of them; the simulator rehearse prompt reads any task's
- * demonstration, so it keeps them all too.
+ * are tasks, tasks are recorded in a seeded order until as many demonstrations fit the context as
+ * there are rows (bfcl's 2,800 training tasks took 22 min to record for the imported recipe's 120
+ * rows). `want` null: every task, in order — a from-scratch run records them all for its tokenizer
+ * first, and the simulator rehearse prompt reads any task's demonstration.
  */
-export function demonstrationTasks(config: RunConfig, trainTasks: readonly Task[], stages: readonly Pick<Stage, 'algo' | 'first' | 'last'>[]): readonly Task[] {
-  if (!('imported' in config.model) || config.sft.demonstrations !== 'expert' || config.rollout.rehearsePrompt === 'simulator') return trainTasks;
+export function demonstrationPlan(config: RunConfig, trainTasks: readonly Task[], stages: readonly Pick<Stage, 'algo' | 'first' | 'last'>[]): { order: readonly Task[]; want: number | null } {
+  if (!('imported' in config.model) || config.sft.demonstrations !== 'expert' || config.rollout.rehearsePrompt === 'simulator') return { order: trainTasks, want: null };
   const steps = stages.filter((s) => s.algo === 'sft').reduce((n, s) => n + s.last - s.first + 1, 0);
   const rows = steps * config.rollout.tasksPerStep * config.rollout.k;
-  return rows >= trainTasks.length ? trainTasks : epochSlice(trainTasks, deriveSeed(config.seed, 'demonstration-tasks'), 0, rows);
+  if (rows >= trainTasks.length) return { order: trainTasks, want: null };
+  return { order: epochSlice(trainTasks, deriveSeed(config.seed, 'demonstration-tasks'), 0, trainTasks.length), want: rows };
+}
+
+/** The run's transcripts: every task's, or (a plan with `want`) those recorded in its order until `want` fit. */
+async function recordTranscripts(ctx: RunContext): Promise<DemoTranscript[]> {
+  const c = ctx.config;
+  const { order, want } = demonstrationPlan(c, ctx.trainTasks, ctx.stages);
+  if (want === null) return runDemonstrations(ctx.env, order, c.sft, systemOf(ctx), c.seed);
+  const out: DemoTranscript[] = [];
+  let fitted = 0;
+  for (let next = 0; next < order.length && fitted < want; ) {
+    const batch = order.slice(next, next + want - fitted);
+    next += batch.length;
+    const transcripts = await runDemonstrations(ctx.env, batch, c.sft, systemOf(ctx), c.seed);
+    out.push(...transcripts);
+    fitted += fitting(ctx, transcripts).demos.length;
+  }
+  ctx.io.onLog('info', `sft: recorded ${out.length} of ${order.length} training tasks, until ${fitted} demonstrations fit (${want} rows to train)`);
+  return out;
 }
 
 export async function demonstrations(ctx: RunContext): Promise<Demonstration[]> {
-  const c = ctx.config;
-  ctx.demoCache ??= await runDemonstrations(ctx.env, demonstrationTasks(c, ctx.trainTasks, ctx.stages), c.sft, systemOf(ctx), c.seed);
+  ctx.demoCache ??= await recordTranscripts(ctx);
   const { demos, dropped } = fitting(ctx, ctx.demoCache);
   // Said once per run (the cache makes later stages silent): SFT on a few survivors teaches little.
   if (dropped.length && !ctx.demoDropsLogged) {
