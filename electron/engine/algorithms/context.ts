@@ -10,7 +10,7 @@ import { writeDirAtomicSync } from '../../../native-models/io/atomic';
 import type { ObjectiveConfig, StepStats } from '../../../native-models';
 import type { NewRollout } from '../store/rollouts';
 import type { Task, ToolEnv } from '../envs/types';
-import type { TrainRow } from './batch';
+import { type TrainRow, microBatches, rowsThatFit } from './batch';
 import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
@@ -124,9 +124,28 @@ export class RunContext {
     return rows.map((r, i) => ({ ...r, refLogprobs: ref[i] }));
   }
 
-  /** Common per-step metrics of a trainer step. */
+  /**
+   * An RL step's update: `epochs` trainer steps over the rows that fit the context. None when no row
+   * fits — each rollout's prompt alone was longer than the context, so it ended before its first act
+   * (an imported model's bfcl tasks with long schemas) — and the step is reported without one, with a
+   * warning, instead of failing the run.
+   */
+  async rlUpdate(rows: readonly TrainRow[], step: number, objective: ObjectiveConfig = this.pgObjective(), epochs = 1): Promise<StepStats[]> {
+    const fitting = rowsThatFit(rows, this.policy.maxSeqLen);
+    if (!fitting.length) {
+      this.io.onLog('warn', `step ${step}: none of its ${rows.length} rows fits the context of ${this.policy.maxSeqLen} tokens (each prompt alone is longer): no update this step`);
+      return [];
+    }
+    const batches = microBatches(await this.withReference(fitting), this.config.optim.microBatchTokens);
+    const stats: StepStats[] = [];
+    for (let epoch = 0; epoch < epochs; epoch++) stats.push(await this.policy.trainStep(batches, objective));
+    return stats;
+  }
+
+  /** Common per-step metrics of a trainer step (a step without an update: its wall time, 0 tokens trained). */
   trainMetrics(stats: StepStats[], wallMs: number): Record<string, number> {
-    const last = stats[stats.length - 1];
+    const last = stats.at(-1);
+    if (!last) return { train_tokens: 0, step_ms: wallMs };
     const m: Record<string, number> = {
       loss: last.loss,
       lr: last.lr,

@@ -263,6 +263,14 @@ describe('runTraining end to end on nano', () => {
     expect(r.steps[0].checkpoint?.step).toBe(1);
   });
 
+  it.each(['grpo-real', 'paw'] as const)('%s: a step whose every prompt is longer than the context trains nothing and goes on, with a warning', async (algo) => {
+    // retail's 16 tools as full schemas are about 3,000 tokens: no prompt fits nano's 256.
+    const r = await train({ algo, steps: 2, rollout: { ...base.rollout, toolSchemas: 'full' } });
+    expect(r.steps.map((s) => s.step)).toEqual([1, 2]);
+    for (const s of r.steps) expect(s.metrics.train_tokens).toBe(0);
+    expect(r.logs.filter((l) => /step \d: none of its \d+ rows fits the context of 256 tokens/.test(l))).toHaveLength(2);
+  });
+
   it('rejects knobs this engine does not implement with a typed error', async () => {
     await expect(train({ algo: 'envace', steps: 1, model: { imported: 'some-model' } })).rejects.toThrow(AlgorithmError);
     await expect(train({ algo: 'sft+envace', steps: 1 })).rejects.toThrow(/sft.steps/);

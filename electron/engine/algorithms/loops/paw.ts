@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { worldModelWeights, type ObservationSpan } from '../../../../native-models';
 import { advantageOptions, assignGroupAdvantages } from '../advantages';
-import { microBatches, pgRow, rowsThatFit } from '../batch';
+import { pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { selectTopFraction, transitions, worldModelLambda } from '../paw';
 import { redrawMetric, sampleGroupsWithSignal } from './role-grpo';
@@ -46,13 +46,10 @@ export async function runPawStage(ctx: RunContext, stage: Stage, startStep: numb
       selected,
     );
     rows.forEach((r, i) => (r.wmWeight = wm[i]));
-    const stats = await ctx.policy.trainStep(
-      microBatches(await ctx.withReference(rowsThatFit(rows, ctx.policy.maxSeqLen)), c.optim.microBatchTokens),
-      ctx.pgObjective({ worldModel: { kind: c.paw.worldLoss } }),
-    );
+    const stats = await ctx.rlUpdate(rows, step, ctx.pgObjective({ worldModel: { kind: c.paw.worldLoss } }));
     // 5. log, checkpoint, stop
     const metrics = {
-      ...ctx.trainMetrics([stats], performance.now() - t0),
+      ...ctx.trainMetrics(stats, performance.now() - t0),
       ...rolloutMetrics(results, logged, rolloutMs, discarded),
       ...redrawMetric(c, redraws),
       'paw/transitions': candidates.length,

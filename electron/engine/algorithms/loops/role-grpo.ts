@@ -6,9 +6,8 @@
  *   envace-shared-baseline    one baseline for both roles
  */
 import { performance } from 'node:perf_hooks';
-import type { StepStats } from '../../../../native-models';
 import { type AssignedGroup, advantageOptions, assignGroupAdvantages, hasRewardVariance } from '../advantages';
-import { microBatches, pgRow, rowsThatFit } from '../batch';
+import { pgRow } from '../batch';
 import type { RunContext, Stage } from '../context';
 import { renderMemory } from '../memory-text';
 import { buildMemory } from '../memory';
@@ -125,13 +124,8 @@ export async function runRoleGrpoStage(ctx: RunContext, stage: Stage, startStep:
     const logged: AssignedGroup[] = groups.map((group) => assignGroupAdvantages(group, trainedRoles, advOpts));
     // 4. update: token-level clipped surrogate over the generated tokens of the trained roles
     const results = groups.flat();
-    const rows = rowsThatFit(
-      results.flatMap((r) => [pgRow(r.segments), ...((trainedRoles as readonly string[]).includes('rehearse') ? r.simulatorRows.map(pgRow) : [])]),
-      ctx.policy.maxSeqLen,
-    );
-    const batches = microBatches(await ctx.withReference(rows), c.optim.microBatchTokens);
-    const stats: StepStats[] = [];
-    for (let epoch = 0; epoch < c.optim.ppoEpochs; epoch++) stats.push(await ctx.policy.trainStep(batches, ctx.pgObjective()));
+    const rows = results.flatMap((r) => [pgRow(r.segments), ...((trainedRoles as readonly string[]).includes('rehearse') ? r.simulatorRows.map(pgRow) : [])]);
+    const stats = await ctx.rlUpdate(rows, step, ctx.pgObjective(), c.optim.ppoEpochs);
     // 5. log, checkpoint, stop
     const metrics = { ...ctx.trainMetrics(stats, performance.now() - t0), ...rolloutMetrics(results, logged, rolloutMs, discarded), ...redrawMetric(c, redraws) };
     const rollouts = results.map((r) => toNewRollout(r, { runId: ctx.io.runId ?? null, step }));
