@@ -14,7 +14,7 @@ import { type TrainRow, microBatches, rowsThatFit } from './batch';
 import type { DemoTranscript } from './demos';
 import { evaluatePolicy } from './evaluate';
 import type { NativePolicy } from './policy';
-import type { RolloutResult, RolloutSettings } from './rollout';
+import { type RolloutResult, type RolloutSettings, promptFits } from './rollout';
 import { envFailureReport } from './loops/metrics';
 import { type Stage, stageKey, stageLearningRate, stageResetsMoments } from './stage-schedule';
 import type { ReferenceStep } from './simulator';
@@ -57,6 +57,7 @@ export const REFERENCE_DIR = 'reference';
 export class RunContext {
   private demos?: DemoTranscript[];
   private fixedLayoutDemos?: DemoTranscript[];
+  private rlTaskList?: readonly Task[];
   /** Whether SFT has said which demonstrations it dropped (once a run; each SFT stage re-reads the cache). */
   demoDropsLogged = false;
   /** Env calls spent gathering demonstrations, not yet reported (data gathering, apart from training's env_calls). */
@@ -110,6 +111,21 @@ export class RunContext {
   pgObjective(extra: Partial<ObjectiveConfig> = {}): ObjectiveConfig {
     const kl = this.klEnabled ? { kl: this.config.loss.klEstimator } : {};
     return { pg: { aggregation: this.config.loss.aggregation, ...kl, temperature: this.config.rollout.temperature }, ...extra };
+  }
+
+  /**
+   * The training tasks RL draws from: those whose prompt leaves room for a first act. A rollout of
+   * any other ends before it and trains nothing (an imported model's bfcl tasks whose schemas pass
+   * its 1,024 tokens: a quarter of them); all of them if none fits, so the steps say why they skip.
+   */
+  get rlTasks(): readonly Task[] {
+    if (!this.rlTaskList) {
+      const fit = this.trainTasks.filter((t) => promptFits(this.policy, this.env, t, this.settings));
+      if (fit.length < this.trainTasks.length && fit.length > 0)
+        this.io.onLog('info', `rl: ${this.trainTasks.length - fit.length} of ${this.trainTasks.length} training tasks have a prompt longer than the context of ${this.policy.maxSeqLen} tokens; RL draws from the other ${fit.length}`);
+      this.rlTaskList = fit.length ? fit : this.trainTasks;
+    }
+    return this.rlTaskList;
   }
 
   /** An RL stage's KL reference is the policy as the stage starts (kept across a resume). */

@@ -222,6 +222,12 @@ export function memoryFitFor(policy: Policy, env: ToolEnv, task: Task, settings:
   return { total: policy.tokenizer.encode(memoryText, { parseSpecial: false }).length, room };
 }
 
+/** Whether the task's prompt (no memory) leaves room for a first act: a rollout of one that does not ends before it. */
+export function promptFits(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings): boolean {
+  const prompt = taskPrompt(policy, env, task, task.tools ?? env.tools(), settings, undefined, initialObservationOf(task));
+  return prompt.reduce((n, s) => n + s.ids.length, 0) + 2 <= policy.maxSeqLen;
+}
+
 /** Household-style tasks describe the scene in the first observation; rehearsals get it from the task. */
 function initialObservationOf(task: Task): string | undefined {
   const v = task.meta?.initialObservation;

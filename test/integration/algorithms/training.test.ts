@@ -271,6 +271,17 @@ describe('runTraining end to end on nano', () => {
     expect(r.logs.filter((l) => /step \d: none of its \d+ rows fits the context of 256 tokens/.test(l))).toHaveLength(2);
   });
 
+  it('RL draws only training tasks whose prompt fits the context, and says how many it leaves out', async () => {
+    // bfcl gives each task its own functions: with full schemas some prompts fit nano's 256 tokens, some do not.
+    const r = await train({ env: 'bfcl', algo: 'grpo-real', steps: 3, rollout: { ...base.rollout, maxTurns: 1, toolSchemas: 'full' } });
+    const said = r.logs.find((l) => l.startsWith('rl: '));
+    expect(said).toMatch(/^rl: \d+ of \d+ training tasks have a prompt longer than the context of 256 tokens; RL draws from the other \d+$/);
+    expect(r.logs.filter((l) => /none of its \d+ rows fits the context/.test(l))).toEqual([]);
+    for (const s of r.steps) expect(s.metrics.train_tokens).toBeGreaterThan(0);
+    // Every rollout acted: none was ended by its prompt before a first act.
+    for (const rollout of r.steps.flatMap((s) => s.rollouts)) expect(rollout.turns.some((t) => t.role === 'act'), rollout.taskId).toBe(true);
+  });
+
   it('rejects knobs this engine does not implement with a typed error', async () => {
     await expect(train({ algo: 'envace', steps: 1, model: { imported: 'some-model' } })).rejects.toThrow(AlgorithmError);
     await expect(train({ algo: 'sft+envace', steps: 1 })).rejects.toThrow(/sft.steps/);

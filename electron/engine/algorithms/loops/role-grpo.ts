@@ -29,7 +29,7 @@ export const MEMORY_AWARE_REHEARSALS = 2;
 export async function sampleGroups(ctx: RunContext, step: number, mode: RolloutMode): Promise<RolloutResult[][]> {
   const { seed, rollout, testTime } = ctx.config;
   const { k, tasksPerStep } = rollout;
-  const tasks = epochSlice(ctx.trainTasks, seed, (step - 1) * tasksPerStep, tasksPerStep);
+  const tasks = epochSlice(ctx.rlTasks, seed, (step - 1) * tasksPerStep, tasksPerStep);
   const rng = new Rng(deriveSeed(seed, 'memory-aware', step));
   const aware = tasks.map(() => rng.next() < testTime.memoryAwareFraction);
   const memories = new Map<number, string>();
@@ -93,7 +93,7 @@ export async function sampleGroupsWithSignal(ctx: RunContext, step: number, mode
     const flat = groups.flatMap((g, i) => (hasRewardVariance(g.map((r) => r.reward)) ? [] : [i]));
     if (!flat.length) break;
     // Tasks not yet in this step first, in a seeded order; repeats only once those run out.
-    const order = new Rng(deriveSeed(seed, 'redraw', step, round)).shuffle(ctx.trainTasks);
+    const order = new Rng(deriveSeed(seed, 'redraw', step, round)).shuffle(ctx.rlTasks);
     const fresh = [...order.filter((t) => !used.has(t.id)), ...order.filter((t) => used.has(t.id))];
     const tasks = flat.map((_, j) => fresh[j % fresh.length]);
     tasks.forEach((t) => used.add(t.id));
