@@ -6,13 +6,11 @@ import type { RunConfig } from '../../contract';
 export function envOptions(c: RunConfig): Record<string, unknown> {
   // Defaults are left out, so a run that does not touch the knobs builds (and caches) the very env it always did.
   const world = { ...(c.worldMode !== 'fixed' ? { worldMode: c.worldMode } : {}), ...(c.taskMix !== 'all' ? { taskMix: c.taskMix } : {}) };
-  if (c.env === 'retail') return { worldSize: Math.max(5, c.worldSize), seed: c.seed, ...world, ...(counts(c) ? { counts: counts(c) } : {}), ...(c.layout !== 'fixed' ? { layout: c.layout } : {}) };
+  if (c.env === 'retail') {
+    const counts = { ...(c.trainTasks !== undefined ? { train: c.trainTasks } : {}), ...(c.heldoutTasks !== undefined ? { heldout: c.heldoutTasks } : {}) };
+    return { worldSize: Math.max(5, c.worldSize), seed: c.seed, ...world, ...(Object.keys(counts).length ? { counts } : {}), ...(c.layout !== 'fixed' ? { layout: c.layout } : {}) };
+  }
   if (c.env === 'household') return { objects: Math.max(2, c.worldSize), ...world };
   return {};
 }
 
-/** retail's task counts where the run sets them (absent: the env's defaults, so the env is the one it always was). */
-function counts(c: RunConfig): { train?: number; heldout?: number } | undefined {
-  if (c.trainTasks === undefined && c.heldoutTasks === undefined) return undefined;
-  return { ...(c.trainTasks !== undefined ? { train: c.trainTasks } : {}), ...(c.heldoutTasks !== undefined ? { heldout: c.heldoutTasks } : {}) };
-}

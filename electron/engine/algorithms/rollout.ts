@@ -216,16 +216,18 @@ const promptLimits = (policy: Policy, settings: RolloutSettings) => ({
  * leaves a little less room than this says.
  */
 export function memoryFitFor(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings, memoryText: string): { total: number; room: number } {
-  const prompt = taskPrompt(policy, env, task, task.tools ?? env.tools(), settings, undefined, initialObservationOf(task));
-  const used = prompt.reduce((n, s) => n + s.ids.length, 0);
-  const room = memoryRoom(used, promptLimits(policy, settings));
+  const room = memoryRoom(promptTokens(policy, env, task, settings), promptLimits(policy, settings));
   return { total: policy.tokenizer.encode(memoryText, { parseSpecial: false }).length, room };
+}
+
+/** Tokens of the task's prompt without a memory, its initial observation the task's own (no env call). */
+function promptTokens(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings): number {
+  return taskPrompt(policy, env, task, task.tools ?? env.tools(), settings, undefined, initialObservationOf(task)).reduce((n, s) => n + s.ids.length, 0);
 }
 
 /** Whether the task's prompt (no memory) leaves room for a first act: a rollout of one that does not ends before it. */
 export function promptFits(policy: Policy, env: ToolEnv, task: Task, settings: RolloutSettings): boolean {
-  const prompt = taskPrompt(policy, env, task, task.tools ?? env.tools(), settings, undefined, initialObservationOf(task));
-  return prompt.reduce((n, s) => n + s.ids.length, 0) + 2 <= policy.maxSeqLen;
+  return promptTokens(policy, env, task, settings) + 2 <= policy.maxSeqLen;
 }
 
 /** Household-style tasks describe the scene in the first observation; rehearsals get it from the task. */
