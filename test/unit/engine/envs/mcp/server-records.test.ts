@@ -60,6 +60,8 @@ async function detachedNode(script: string, env: Record<string, string> = {}): P
 
 /** Traps SIGTERM and keeps running: only SIGKILL stops it. */
 const STUBBORN = `process.on('SIGTERM', () => {}); setInterval(() => {}, 60_000)`;
+/** A child's command line as spawned, the way `ps -o command=` shows it (what the transport records). */
+const commandOf = (child: ChildProcess) => child.spawnargs.join(' ');
 
 /** Write a record of `group` as if a process now gone had spawned it. */
 async function recordLeftBehind(group: number, command: string, changes: Partial<ServerRecord> = {}): Promise<string> {
@@ -76,8 +78,8 @@ describe.skipIf(process.platform === 'win32')('reapLeftoverServers', () => {
   it('stops the group of an owner that is gone (SIGTERM, then SIGKILL when it is ignored) and removes its record', async () => {
     const stubborn = await detachedNode(STUBBORN);
     const polite = await detachedNode(`setInterval(() => {}, 60_000)`);
-    const stubbornFile = await recordLeftBehind(stubborn.pid!, `${process.execPath} -e stubborn`);
-    await recordLeftBehind(polite.pid!, `${process.execPath} -e polite`);
+    const stubbornFile = await recordLeftBehind(stubborn.pid!, commandOf(stubborn));
+    await recordLeftBehind(polite.pid!, commandOf(polite));
 
     const results = await reapLeftoverServers(home, { graceMs: patience(300), log });
     expect(results.map((r) => [r.pgid, r.outcome]).sort()).toEqual(
@@ -92,7 +94,7 @@ describe.skipIf(process.platform === 'win32')('reapLeftoverServers', () => {
     expect(existsSync(stubbornFile)).toBe(false);
     expect(logged).toHaveLength(2);
     expect(logged.find((line) => line.includes(`group ${stubborn.pid} `))).toMatch(
-      /^stopped MCP server group \d+ \(.* -e stubborn\) left by pid \d+, .*SIGKILL/,
+      /^stopped MCP server group \d+ \(.* -e process\.on\('SIGTERM'.*\) left by pid \d+, .*SIGKILL/,
     );
   });
 
